@@ -1,0 +1,3 @@
+"""vLLM troubleshooting assistant: from a pasted error to a cited fix."""
+
+__version__ = "0.1.0"

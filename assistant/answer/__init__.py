@@ -1,0 +1,1 @@
+"""Writing answers: extractive (default, no LLM) and the shared abstention text."""

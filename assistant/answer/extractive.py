@@ -1,0 +1,116 @@
+"""The extractive answer: root cause, fix, workarounds and versions taken verbatim from the best
+sources, each claim followed by the [n] of the source it came from (pure; no model)."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.answer.text import ABSTAIN, CLOSEST, LABELS
+from assistant.models import Answer, Citation, Hit, Lang, Query
+from assistant.text.tokenize import tokenize
+
+_MAX_SEE_ALSO = 2
+_DOC_EXCERPT_CHARS = 900
+
+
+def _cite(text: str, n: int) -> str:
+    """Attach a citation marker after a claim; after a closing code fence it goes on its own line."""
+    text = text.strip()
+    return f"{text}\n[{n}]" if text.endswith("```") else f"{text} [{n}]"
+
+
+def _entry_body(data: dict, lang: Lang, n: int) -> list[str]:
+    L = LABELS[lang]
+
+    def pick(field: str):
+        value = data.get(field) or {}
+        return value.get(lang) or value.get("en") or value.get("zh") if isinstance(value, dict) else value
+
+    title = pick("title")
+    lines = [f"**{title}** [{n}]", ""]
+    lines += [f"**{L['root_cause']}:** " + _cite(pick("root_cause"), n), ""]
+    lines += [f"**{L['fix']}:** " + _cite(pick("fix"), n), ""]
+    workarounds = pick("workarounds") or []
+    if workarounds:
+        lines.append(f"**{L['workarounds']}:**")
+        lines += [f"- {_cite(w, n)}" for w in workarounds]
+        lines.append("")
+    lines.append(f"**{L['affected']}:** " + _cite(data.get("affected_versions") or "unknown", n))
+    lines.append(f"**{L['fixed_in']}:** " + _cite(data.get("fixed_in") or "unknown", n))
+    facts = []
+    if data.get("hardware"):
+        facts.append(f"**{L['hardware']}:** {', '.join(data['hardware'])}")
+    if data.get("models"):
+        facts.append(f"**{L['models']}:** {', '.join(data['models'])}")
+    if facts:
+        lines.append(" · ".join(facts) + f" [{n}]")
+    if data.get("references"):
+        lines.append(f"**{L['references']}:** " + ", ".join(data["references"]))
+    return lines
+
+
+def _excerpt(body: str, query: Query, limit: int) -> str:
+    """The section's opening and the paragraphs sharing most words with the question, in page order."""
+    blocks = [b for b in re.split(r"\n\s*\n", body) if b.strip()]
+    if sum(len(b) for b in blocks) <= limit:
+        return "\n\n".join(blocks)
+    wanted = set(query.lexical_tokens)
+    scored = sorted(range(1, len(blocks)), key=lambda i: -len(wanted & set(tokenize(blocks[i]))))
+    keep, size = {0}, len(blocks[0])
+    for i in scored:
+        if size + len(blocks[i]) > limit:
+            continue
+        keep.add(i)
+        size += len(blocks[i])
+    return "\n\n".join(blocks[i] for i in sorted(keep))
+
+
+def _doc_body(hit: Hit, query: Query, lang: Lang, n: int) -> list[str]:
+    label = LABELS[lang]["from_docs"]
+    return [f"**{label}: {hit.chunk.title}** [{n}]", "", _cite(_excerpt(hit.chunk.data["body"], query, _DOC_EXCERPT_CHARS), n)]
+
+
+def _qa_body(hit: Hit, lang: Lang, n: int) -> list[str]:
+    label = LABELS[lang]["from_qa"]
+    return [f"**{label}: {hit.chunk.title}** [{n}]", "", _cite(hit.chunk.data["answer"], n)]
+
+
+def _body(hit: Hit, query: Query, lang: Lang, n: int) -> list[str]:
+    if hit.chunk.kind == "entry":
+        return _entry_body(hit.chunk.data, lang, n)
+    if hit.chunk.kind == "qa":
+        return _qa_body(hit, lang, n)
+    return _doc_body(hit, query, lang, n)
+
+
+def _sources(citations: list[Citation], lang: Lang) -> list[str]:
+    return [f"{LABELS[lang]['sources']}:"] + [f"[{c.n}] {c.title} — {c.source}" for c in citations]
+
+
+def abstain(query: Query, hits: list[Hit]) -> Answer:
+    lang = query.lang
+    lines = [ABSTAIN[lang]]
+    close = hits[:2]
+    if close:
+        lines += ["", f"{CLOSEST[lang]}:"] + [f"- {h.chunk.title} ({h.chunk.source})" for h in close]
+    return Answer(text="\n".join(lines), abstained=True, language=lang, citations=(), hits=tuple(hits))
+
+
+def compose(query: Query, hits: list[Hit], min_confidence: float) -> Answer:
+    """Answer from the hits that clear the evidence bar, or abstain with what to collect next."""
+    good = [h for h in hits if h.confidence >= min_confidence]
+    if not good:
+        return abstain(query, hits)
+    lang = query.lang
+    primary = good[0]
+    citations = [Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source)]
+    lines = _body(primary, query, lang, 1)
+    others = [h for h in good[1:] if h.chunk.source != primary.chunk.source][:_MAX_SEE_ALSO]
+    if others:
+        lines += ["", f"**{LABELS[lang]['see_also']}:**"]
+        for h in others:
+            n = len(citations) + 1
+            citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
+            lines.append(f"- {h.chunk.title} [{n}]")
+    lines += [""] + _sources(citations, lang)
+    return Answer(text="\n".join(lines), abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits))

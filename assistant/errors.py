@@ -1,0 +1,30 @@
+"""The assistant's error hierarchy; the CLI and the faces turn these into messages and status codes."""
+
+
+class AssistantError(Exception):
+    """Base of every error the assistant raises on purpose."""
+
+
+class ConfigError(AssistantError):
+    """A setting has a value the assistant cannot use."""
+
+
+class InputError(AssistantError):
+    """A question or a request is malformed (empty, too long, wrong type)."""
+
+
+class LoadError(AssistantError):
+    """A source file cannot be turned into documents; carries the path and the reason."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class IndexError_(AssistantError):
+    """The index cannot be opened or used as asked (wrong model, unreachable server)."""
+
+
+class IndexMismatchError(IndexError_):
+    """The index was built with another embedding model than the one configured."""

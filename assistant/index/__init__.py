@@ -1,0 +1,1 @@
+"""The index: embeddings, the Chroma store and the in-memory lexical side."""

