@@ -1,0 +1,108 @@
+"""OpenAI-compatible chat completions (plain and SSE streaming) and `/v1/models`.
+
+The last user message is the question; earlier user/assistant messages are the conversation used for
+follow-ups. Citations are in the text ([n] and the Sources footer) and in an extra `citations` field.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from assistant.api.errors import ApiError
+from assistant.api.schemas import MODEL_ID, ChatMessage, ChatRequest
+from assistant.errors import AssistantError
+from assistant.feedback.tracked import Asked
+from assistant.models import Answer, Turn
+
+router = APIRouter(tags=["openai"])
+
+
+def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
+    """The question (last message, which must be the user's) and the earlier user/assistant turns."""
+    last = messages[-1]
+    if last.role != "user":
+        raise ApiError(400, f"the last message must have role 'user', got {last.role!r}")
+    history = [Turn(role=m.role, content=m.text()) for m in messages[:-1] if m.role in ("user", "assistant") and m.text()]
+    return last.text(), history
+
+
+def _extras(answer: Answer) -> dict:
+    data = answer.to_dict()
+    extras = {"citations": data["citations"], "abstained": answer.abstained, "language": answer.language}
+    if answer.notice:
+        extras["notice"] = answer.notice
+    return extras
+
+
+def _usage(prompt: str, completion: str) -> dict:
+    # Word counts: the extractive backend has no tokenizer; clients only need the shape.
+    p, c = len(prompt.split()), len(completion.split())
+    return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+
+
+@router.get("/v1/models")
+def models() -> dict:
+    return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "vllm-troubleshooting"}]}
+
+
+@router.post("/v1/chat/completions")
+def chat_completions(body: ChatRequest, request: Request):
+    question, history = conversation(body.messages)
+    tracked = request.app.state.tracked
+    model = body.model or MODEL_ID
+    cid, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+    if not body.stream:
+        answer = tracked.ask("chat", question, history, body.k).answer
+        return JSONResponse(
+            {
+                "id": cid,
+                "object": "chat.completion",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text}, "finish_reason": "stop"}],
+                "usage": _usage(question, answer.text),
+                **_extras(answer),
+            }
+        )
+    items = tracked.stream("chat", question, history, body.k)
+    first = next(items)  # a bad question fails here, before any byte is sent, as a 4xx
+    return StreamingResponse(
+        _sse(cid, created, model, first, items), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+    )
+
+
+def _chunk(cid: str, created: int, model: str, delta: dict, finish: str | None = None, **extra) -> str:
+    payload = {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
+
+
+def _sse(cid: str, created: int, model: str, first: str | Asked, rest: Iterator[str | Asked]) -> Iterator[str]:
+    yield _chunk(cid, created, model, {"role": "assistant", "content": ""})
+    try:
+        for item in _chain(first, rest):
+            if isinstance(item, Asked):
+                yield _chunk(cid, created, model, {}, "stop", **_extras(item.answer))
+            elif item:
+                yield _chunk(cid, created, model, {"content": item})
+    except AssistantError as exc:
+        err = {"error": {"message": str(exc), "type": "server_error", "code": 500}}
+        yield f"data: {json.dumps(err)}\n\n"
+    yield "data: [DONE]\n\n"
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest

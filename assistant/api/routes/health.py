@@ -1,0 +1,27 @@
+"""Liveness, readiness (index loaded) and Prometheus metrics."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+async def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> JSONResponse:
+    r = request.app.state.readiness
+    if r.ready:
+        return JSONResponse({"status": "ready", "chunks": r.chunks, "startup_seconds": round(r.seconds or 0, 3)})
+    return JSONResponse({"status": r.state, "detail": r.detail}, status_code=503, headers={"Retry-After": "1"})
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    m = request.app.state.metrics
+    return Response(m.render(), media_type=m.content_type)

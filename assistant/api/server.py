@@ -1,0 +1,47 @@
+"""Run an ASGI app with uvicorn in a background thread on loopback (tests, benchmark, screenshots)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import uvicorn
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+class ServerThread:
+    def __init__(self, app, host: str = "127.0.0.1", port: int | None = None):
+        self.host = host
+        self.port = port or free_port(host)
+        config = uvicorn.Config(app, host=host, port=self.port, log_level="warning", access_log=False, lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name=f"uvicorn-{self.port}", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> "ServerThread":
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"uvicorn did not start on {self.url}")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    def __enter__(self) -> "ServerThread":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,222 @@
+"""SQLite store shared by the UI, the Slack bot and the API: asked questions, feedback, Slack threads.
+
+One file, WAL mode, one connection guarded by a lock: writes are tiny and the faces share a process.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from assistant.errors import InputError
+from assistant.models import Turn
+
+Face = Literal["api", "chat", "ui", "slack", "cli"]
+Rating = Literal["up", "down"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS questions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    face TEXT NOT NULL,
+    question TEXT NOT NULL,
+    abstained INTEGER NOT NULL,
+    top_hit TEXT
+);
+CREATE INDEX IF NOT EXISTS questions_abstained ON questions (abstained, ts);
+CREATE TABLE IF NOT EXISTS feedback (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    face TEXT NOT NULL,
+    question_id INTEGER REFERENCES questions (id),
+    question TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    abstained INTEGER NOT NULL,
+    rating TEXT NOT NULL CHECK (rating IN ('up', 'down')),
+    comment TEXT NOT NULL DEFAULT '',
+    user TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS threads (
+    conversation TEXT NOT NULL,
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS threads_conversation ON threads (conversation, seq);
+"""
+
+MAX_COMMENT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    id: int
+    ts: float
+    face: str
+    question: str
+    abstained: bool
+    top_hit: str | None
+
+
+@dataclass(frozen=True)
+class FeedbackRecord:
+    id: int
+    ts: float
+    face: str
+    question_id: int | None
+    question: str
+    answer: str
+    abstained: bool
+    rating: str
+    comment: str
+    user: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class FeedbackStore:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # Asked questions: the knowledge gaps are the abstained ones.
+    def record_question(self, face: Face, question: str, abstained: bool, top_hit: str | None = None) -> int:
+        with self._tx() as conn:
+            cur = conn.execute(
+                "INSERT INTO questions (ts, face, question, abstained, top_hit) VALUES (?, ?, ?, ?, ?)",
+                (time.time(), face, question, int(abstained), top_hit),
+            )
+            return int(cur.lastrowid)
+
+    def question(self, question_id: int) -> AskedQuestion | None:
+        with self._lock:
+            row = self._connection().execute(
+                "SELECT id, ts, face, question, abstained, top_hit FROM questions WHERE id = ?", (question_id,)
+            ).fetchone()
+        return _asked(row) if row else None
+
+    def gaps(self, limit: int = 100) -> list[AskedQuestion]:
+        """Most recent abstained questions: what the knowledge base should learn next."""
+        with self._lock:
+            rows = self._connection().execute(
+                "SELECT id, ts, face, question, abstained, top_hit FROM questions WHERE abstained = 1 "
+                "ORDER BY ts DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_asked(r) for r in rows]
+
+    # Feedback
+    def record(
+        self,
+        face: Face,
+        rating: Rating,
+        question: str,
+        answer: str,
+        abstained: bool,
+        comment: str = "",
+        user: str = "",
+        question_id: int | None = None,
+    ) -> int:
+        if rating not in ("up", "down"):
+            raise InputError(f"unknown rating {rating!r}; choose one of: up, down")
+        comment = (comment or "").strip()
+        if len(comment) > MAX_COMMENT_CHARS:
+            raise InputError(f"the comment is {len(comment)} characters long; the limit is {MAX_COMMENT_CHARS}")
+        with self._tx() as conn:
+            cur = conn.execute(
+                "INSERT INTO feedback (ts, face, question_id, question, answer, abstained, rating, comment, user) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (time.time(), face, question_id, question, answer, int(abstained), rating, comment, user),
+            )
+            return int(cur.lastrowid)
+
+    def list(self, limit: int | None = None) -> list[FeedbackRecord]:
+        sql = (
+            "SELECT id, ts, face, question_id, question, answer, abstained, rating, comment, user "
+            "FROM feedback ORDER BY ts DESC, id DESC"
+        )
+        params: tuple = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (limit,)
+        with self._lock:
+            rows = self._connection().execute(sql, params).fetchall()
+        return [
+            FeedbackRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7], r[8], r[9]) for r in rows
+        ]
+
+    def export(self, path: Path) -> int:
+        """Write every feedback record to `path` (.json or .csv, by suffix); returns how many."""
+        path = Path(path)
+        records = [r.to_dict() for r in self.list()]
+        suffix = path.suffix.lower()
+        if suffix not in (".json", ".csv"):
+            raise InputError(f"cannot export to {path.name!r}; use a .json or .csv file name")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if suffix == ".json":
+            path.write_text(json.dumps(records, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        else:
+            fields = list(FeedbackRecord.__dataclass_fields__)
+            with path.open("w", encoding="utf-8", newline="") as fh:
+                writer = csv.DictWriter(fh, fieldnames=fields)
+                writer.writeheader()
+                writer.writerows(records)
+        return len(records)
+
+    # Slack threads: the conversation so far, for follow-ups.
+    def append_turn(self, conversation: str, turn: Turn) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO threads (conversation, role, content) VALUES (?, ?, ?)",
+                (conversation, turn.role, turn.content),
+            )
+
+    def turns(self, conversation: str, limit: int = 20) -> list[Turn]:
+        with self._lock:
+            rows = self._connection().execute(
+                "SELECT role, content FROM threads WHERE conversation = ? ORDER BY seq DESC LIMIT ?",
+                (conversation, limit),
+            ).fetchall()
+        return [Turn(role=r[0], content=r[1]) for r in reversed(rows)]
+
+
+def _asked(row: tuple) -> AskedQuestion:
+    return AskedQuestion(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
