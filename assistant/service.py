@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from assistant.answer.extractive import compose
+from assistant.answer.generative import GenerativeWriter
 from assistant.errors import InputError
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
@@ -50,6 +51,15 @@ class Assistant:
     def retriever(self) -> Retriever:
         return Retriever(self.settings, self.store, self.embedder)
 
+    @cached_property
+    def writer(self) -> GenerativeWriter:
+        """The LLM answer writer (answer_backend=openai); its client is created on the first call."""
+        return GenerativeWriter(self.settings)
+
+    def _generative(self, answer: Answer) -> bool:
+        """Whether to ask the LLM: only with the openai backend, and never when retrieval abstained."""
+        return self.settings.answer_backend == "openai" and not answer.abstained
+
     def ingest(self, paths: Sequence[Path], progress: Progress = lambda _m: None) -> IngestReport:
         report = ingest(paths, self.store, self.embedder, progress)
         self.retriever.refresh()
@@ -74,13 +84,21 @@ class Assistant:
 
     def ask(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> Answer:
         query, hits = self.retrieve(question, history, k)
-        return compose(query, hits, self.settings.min_confidence)
+        answer = compose(query, hits, self.settings.min_confidence)
+        if not self._generative(answer):
+            return answer
+        return self.writer.write(query, hits, answer, history)
 
     def stream(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> Iterator[str | Answer]:
         """Text deltas as the answer is written, then the final (verified) Answer as the last item.
 
-        Extractive answers arrive as one delta; a generative backend yields tokens as they come.
+        Extractive answers arrive as one delta; a generative backend yields tokens as they come, and its
+        final Answer (verified, or the extractive fallback) may differ from the streamed text.
         """
-        answer = self.ask(question, history, k)
-        yield answer.text
-        yield answer
+        query, hits = self.retrieve(question, history, k)
+        answer = compose(query, hits, self.settings.min_confidence)
+        if not self._generative(answer):
+            yield answer.text
+            yield answer
+            return
+        yield from self.writer.stream(query, hits, answer, history)
