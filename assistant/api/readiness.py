@@ -19,6 +19,7 @@ class Readiness:
         self.detail = ""
         self.seconds: float | None = None
         self.chunks: int | None = None
+        self.on_ready: list = []  # callables run once ready (e.g. app.py prints where to open the UI)
 
     @property
     def ready(self) -> bool:
@@ -54,6 +55,8 @@ class Readiness:
         self.state, self.detail = "ready", ""
         self._event.set()
         log.info("ready", extra={"chunks": self.chunks, "seconds": round(self.seconds, 2)})
+        for callback in self.on_ready:
+            callback(self)
 
     def start(self, assistant: Assistant) -> threading.Thread:
         thread = threading.Thread(target=self.prepare, args=(assistant,), name="assistant-warm-up", daemon=True)

@@ -1,0 +1,116 @@
+"""The Gradio Blocks app. Callbacks only translate between widgets and the library call."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import gradio as gr
+
+from assistant.errors import AssistantError, InputError
+from assistant.feedback.tracked import Asked, TrackedAssistant
+from assistant.ui.render import entry_facts_md, history_turns, sources_md, status_md
+
+log = logging.getLogger("assistant.ui")
+
+EXAMPLES = [
+    "RuntimeError: not home_path.empty()",
+    "My FP8 model crashes on an RTX 5090 with DeepGEMM, how do I fix it?",
+    "The engine died after a structured output request with an invalid grammar",
+    "DeepSeek V4 Flash gives garbled output",
+]
+
+_CSS = "#status, #facts, #sources {min-height: 2em}"
+
+
+def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
+    store = tracked.store
+
+    def respond(question: str, messages: list[dict]) -> Iterator[tuple]:
+        messages = list(messages or [])
+        if not is_ready():
+            yield messages, question, "The index is still loading; try again in a few seconds.", gr.skip(), gr.skip(), gr.skip()
+            return
+        history = history_turns(messages)
+        partial = ""
+        try:
+            for item in tracked.stream("ui", question, history):
+                if isinstance(item, Asked):
+                    answer = item.answer
+                    done = messages + [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
+                    last = {"question_id": item.question_id, "question": question.strip(), "answer": answer.text,
+                            "abstained": answer.abstained}
+                    yield done, "", status_md(answer), entry_facts_md(answer), sources_md(answer), last
+                else:
+                    partial += item
+                    pending = messages + [{"role": "user", "content": question}, {"role": "assistant", "content": partial}]
+                    yield pending, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        except InputError as exc:
+            yield messages, question, f"**Error:** {exc}", gr.skip(), gr.skip(), gr.skip()
+        except AssistantError as exc:
+            log.error("ui answer failed", extra={"error": str(exc)})
+            yield messages, question, f"**Error:** the assistant failed: {exc}", gr.skip(), gr.skip(), gr.skip()
+
+    def feedback(rating: str, comment: str, last: dict | None) -> tuple[str, str]:
+        if not last:
+            return "Ask a question first, then rate the answer.", comment
+        try:
+            fid = store.record("ui", rating, last["question"], last["answer"], last["abstained"],
+                               comment=comment, question_id=last["question_id"])
+        except InputError as exc:
+            return f"**Error:** {exc}", comment
+        return f"Thanks! Feedback #{fid} saved ({'helpful' if rating == 'up' else 'not helpful'}).", ""
+
+    def clear() -> tuple:
+        return [], "", "", "", "", None, ""
+
+    with gr.Blocks(title="vLLM troubleshooting assistant") as demo:
+        gr.Markdown(
+            "# vLLM troubleshooting assistant\n"
+            "Paste a vLLM error message or traceback, or describe the problem. Answers cite their sources; "
+            "when nothing matches, the assistant says it does not know."
+        )
+        last = gr.State(None)
+        with gr.Row():
+            with gr.Column(scale=3):
+                chat = gr.Chatbot(elem_id="chat", label="Conversation", height=480, feedback_options=None)
+                box = gr.Textbox(elem_id="question", label="Error or question", lines=3,
+                                 placeholder="e.g. RuntimeError: not home_path.empty()")
+                with gr.Row():
+                    ask = gr.Button("Ask", elem_id="ask", variant="primary")
+                    new = gr.Button("New conversation", elem_id="clear")
+                gr.Examples(EXAMPLES, inputs=box, label="Examples")
+            with gr.Column(scale=2):
+                status = gr.Markdown(elem_id="status")
+                facts = gr.Markdown(elem_id="facts")
+                sources = gr.Markdown(elem_id="sources")
+                with gr.Group():
+                    gr.Markdown("**Was the last answer helpful?**")
+                    with gr.Row():
+                        up = gr.Button("▲ Helpful", elem_id="fb-up", size="sm")
+                        down = gr.Button("▼ Not helpful", elem_id="fb-down", size="sm")
+                    comment = gr.Textbox(elem_id="fb-comment", label="Comment (optional)", lines=2)
+                    fb_status = gr.Markdown(elem_id="fb-status")
+
+        outputs = [chat, box, status, facts, sources, last]
+        ask.click(respond, [box, chat], outputs, api_name="ask")
+        box.submit(respond, [box, chat], outputs, api_name=False)
+        up.click(lambda c, s: feedback("up", c, s), [comment, last], [fb_status, comment], api_name="feedback_up")
+        down.click(lambda c, s: feedback("down", c, s), [comment, last], [fb_status, comment], api_name="feedback_down")
+        new.click(clear, None, outputs + [fb_status], api_name=False)
+    demo.css = _CSS
+    return demo
+
+
+def mount_ui(api, tracked: TrackedAssistant, path: str = "/ui") -> None:
+    """Mount the chat UI on the API app at `path`, with `/` redirecting to it."""
+    from fastapi.responses import RedirectResponse
+
+    readiness = api.state.readiness
+    demo = build_ui(tracked, is_ready=lambda: readiness.ready)
+
+    @api.get("/", include_in_schema=False)
+    async def _root() -> RedirectResponse:
+        return RedirectResponse(f"{path}/")
+
+    gr.mount_gradio_app(api, demo, path=path, footer_links=["api"], css=_CSS)
