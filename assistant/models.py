@@ -62,6 +62,7 @@ class Query:
     signals: Signals
     dense_text: str
     lexical_tokens: tuple[str, ...]
+    focus_tokens: tuple[str, ...] = ()  # tokens of the salient part only: what evidence is measured on
 
 
 @dataclass(frozen=True)

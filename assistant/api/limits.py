@@ -10,10 +10,6 @@ from fastapi import Request
 from assistant.api.errors import ApiError
 
 
-class _TooLarge(Exception):
-    pass
-
-
 def _error_body(status: int, message: str, kind: str) -> bytes:
     return json.dumps({"error": {"message": message, "type": kind, "code": status}}).encode()
 
@@ -35,36 +31,35 @@ class BodyLimitMiddleware:
         if scope["type"] != "http" or not scope["path"].startswith(self.paths):
             return await self.app(scope, receive, send)
         for name, value in scope["headers"]:
-            if name == b"content-length":
-                try:
-                    too_big = int(value) > self.max_bytes
-                except ValueError:
-                    too_big = False
-                if too_big:
+            if name == b"content-length" and value.isdigit():
+                if int(value) > self.max_bytes:
                     return await self._reject(send)
+                return await self.app(scope, receive, send)  # the server enforces the declared length
+        # No usable Content-Length (chunked upload): read up to the limit first, then replay the body.
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def counting_receive():
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                return await self._reject(send)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
 
-        async def tracking_send(message):
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
 
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await self._reject(send)
+        await self.app(scope, replay, send)
 
 
 def bearer_guard(api_keys: list[str]):

@@ -36,6 +36,21 @@ class ServerThread:
             time.sleep(0.02)
         return self
 
+    def wait_ready(self, path: str = "/readyz", timeout: float = 120.0) -> "ServerThread":
+        """Poll `path` until it answers 200 (the API's readiness: index loaded, model warm)."""
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(self.url + path, timeout=5).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.url}{path} did not turn ready in {timeout:.0f}s")
+            time.sleep(0.05)
+
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)

@@ -18,7 +18,7 @@ import numpy as np
 from assistant.models import Chunk
 from assistant.text.tokenize import tokenize
 
-_FORMAT = 1
+_FORMAT = 2
 
 
 class LexicalIndex:
@@ -27,6 +27,7 @@ class LexicalIndex:
 
         self.chunks: list[Chunk] = list(chunks)
         self.by_id: dict[str, Chunk] = {c.id: c for c in self.chunks}
+        self.position: dict[str, int] = {c.id: i for i, c in enumerate(self.chunks)}
         corpus = [tokenize(c.lexical_text) for c in self.chunks]
         self.df: Counter[str] = Counter()
         for toks in corpus:
@@ -41,12 +42,20 @@ class LexicalIndex:
         """Smoothed IDF; a token the corpus lacks gets the highest value (it is as specific as it gets)."""
         return math.log(1.0 + (self.n_docs + 1) / (self.df.get(token, 0) + 0.5))
 
-    def search(self, tokens: Iterable[str], n: int) -> list[tuple[str, float]]:
+    def scores(self, tokens: Iterable[str]) -> np.ndarray:
+        """BM25 score of every chunk, in `self.chunks` order."""
         known = [t for t in tokens if t in self._vocab]
         if not known or not self.chunks:
-            return []
-        scores = self._bm25.get_scores(known)
+            return np.zeros(len(self.chunks), dtype=np.float32)
+        return self._bm25.get_scores(known)
+
+    def search(self, tokens: Iterable[str], n: int) -> list[tuple[str, float]]:
+        return self.top(self.scores(tokens), n)
+
+    def top(self, scores: np.ndarray, n: int) -> list[tuple[str, float]]:
         n = min(n, len(scores))
+        if n == 0:
+            return []
         top = np.argpartition(-scores, n - 1)[:n]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(self.chunks[i].id, float(scores[i])) for i in top if scores[i] > 0]

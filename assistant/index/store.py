@@ -148,6 +148,12 @@ class ChromaStore:
             for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
                 yield _from_record(cid, doc, meta)
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        got = self.collection.get(ids=list(ids), include=["embeddings"])
+        return {cid: np.asarray(vec, dtype=np.float32) for cid, vec in zip(got["ids"], got["embeddings"])}
+
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the n nearest chunks."""
         total = self.count()

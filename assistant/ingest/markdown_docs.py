@@ -19,6 +19,7 @@ _EXPLICIT_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")
 _MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#[\w-]+\s*\}\s*$")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
 _MAX_CHARS = 1500
+_TABLE_ROWS_CHARS = 500
 
 
 def slugify(heading: str) -> str:
@@ -65,7 +66,25 @@ def _blocks(lines: list[str]) -> list[str]:
         cur.append(line)
     if cur:
         blocks.append("\n".join(cur))
-    return [b.strip("\n") for b in blocks if b.strip() and not _MKDOCS_ANCHOR.match(b)]
+    out: list[str] = []
+    for b in blocks:
+        if b.strip() and not _MKDOCS_ANCHOR.match(b):
+            out.extend(_split_table(b.strip("\n")))
+    return out
+
+
+def _split_table(block: str, limit: int = _TABLE_ROWS_CHARS) -> list[str]:
+    """A long table becomes groups of rows, each under the table's header: one row is one fact."""
+    lines = block.split("\n")
+    if len(block) <= limit or len(lines) < 4 or not all(ln.lstrip().startswith("|") for ln in lines):
+        return [block]
+    header, rows = lines[:2], lines[2:]
+    groups: list[list[str]] = [[]]
+    for row in rows:
+        if groups[-1] and sum(len(r) for r in groups[-1]) + len(row) > limit:
+            groups.append([])
+        groups[-1].append(row)
+    return ["\n".join(header + g) for g in groups]
 
 
 def split_sections(text: str, fallback_title: str) -> list[Section]:
@@ -109,7 +128,8 @@ def _parts(blocks: list[str]) -> list[list[str]]:
     parts: list[list[str]] = [[]]
     size = 0
     for b in blocks:
-        if parts[-1] and size + len(b) > _MAX_CHARS:
+        is_table = b.lstrip().startswith("|")
+        if parts[-1] and (size + len(b) > _MAX_CHARS or (is_table and size + len(b) > _TABLE_ROWS_CHARS * 1.5)):
             parts.append([])
             size = 0
         parts[-1].append(b)

@@ -1,13 +1,14 @@
 """How much a chunk is about the question: the score abstention is decided on (pure).
 
-Two independent views: dense cosine similarity (meaning) and IDF-weighted term coverage (the
-question's specific words, identifiers and error strings found in the chunk). A chunk must be
-supported by at least one of them strongly; the weights and the cut-off are calibrated on the eval
+Three views: dense cosine similarity (meaning), IDF-weighted term coverage (the question's specific
+words, identifiers and error strings found in the chunk) and how much of the question the corpus
+knows at all. The weights and the cut-off (`Settings.min_confidence`) are calibrated on the eval
 data by `eval/calibrate.py`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 
 
@@ -21,7 +22,23 @@ def coverage(query_tokens: Iterable[str], chunk_terms: frozenset[str], idf: Call
     return found / total if total else 0.0
 
 
-def evidence(cosine: float, cover: float) -> float:
-    """One 0..1 score from the two views; either view alone can carry a clear match."""
-    dense = min(max((cosine - 0.2) / 0.5, 0.0), 1.0)  # MiniLM: unrelated ~0.0-0.2, on-topic 0.5-0.8
-    return max(0.6 * dense + 0.4 * cover, 0.4 * dense + 0.6 * cover)
+def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known: Callable[[str], bool]) -> float:
+    """IDF-weighted share of the query's informative tokens that occur anywhere in the corpus.
+
+    A question about something the knowledge base never mentions (another product, an uncovered
+    feature) is made of words the corpus lacks, whatever chunk comes out on top.
+    """
+    terms = {t for t in query_tokens if len(t) > 1 and not t.isdigit()}
+    total = sum(idf(t) for t in terms)
+    return sum(idf(t) for t in terms if known(t)) / total if total else 0.0
+
+
+# Logistic model over the three views, fitted on the eval sets (answerable vs off-topic questions) by
+# `eval/calibrate.py`; its output is a probability that the top chunk answers the question.
+_W_COSINE, _W_COVERAGE, _W_KNOWN, _BIAS = 7.64, 5.95, 2.71, -5.85
+
+
+def evidence(cosine: float, cover: float, known: float) -> float:
+    """Probability-like 0..1 score that a chunk is about the question."""
+    z = _W_COSINE * cosine + _W_COVERAGE * cover + _W_KNOWN * known + _BIAS
+    return 1.0 / (1.0 + math.exp(-z))

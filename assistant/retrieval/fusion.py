@@ -1,18 +1,38 @@
-"""Reciprocal-rank fusion of ranked id lists (pure)."""
+"""Fusion of per-channel scores into one ranking (pure).
+
+Relative score fusion: each channel's scores are min-max normalized over the candidates, then
+combined with weights. Unlike reciprocal-rank fusion it keeps the margin: a lexical match that is
+twice as strong as the next one (an exact error string, a model name) is not flattened into
+"rank 1", so a noisy paste that confuses the dense channel still surfaces the right entry.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 
-def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float] | None = None, k: int = 60) -> dict[str, float]:
-    """Fused score per id: sum over channels of weight / (k + rank), rank from 1 (Cormack et al., 2009)."""
-    scores: dict[str, float] = {}
-    for channel, ids in rankings.items():
-        w = 1.0 if weights is None else weights.get(channel, 1.0)
-        for rank, doc_id in enumerate(ids, start=1):
-            scores[doc_id] = scores.get(doc_id, 0.0) + w / (k + rank)
-    return scores
+def normalize(scores: Mapping[str, float]) -> dict[str, float]:
+    """Min-max to 0..1; a channel with one distinct value gives 1.0 to all."""
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi - lo < 1e-12:
+        return {k: 1.0 if hi > 0 else 0.0 for k in scores}
+    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+
+
+def relative_score_fusion(
+    channels: Mapping[str, Mapping[str, float]], weights: Mapping[str, float]
+) -> dict[str, float]:
+    """Weighted sum of normalized channel scores; a candidate missing from a channel scores 0 there."""
+    fused: dict[str, float] = {}
+    for name, scores in channels.items():
+        w = weights.get(name, 1.0)
+        for doc_id, s in normalize(scores).items():
+            fused[doc_id] = fused.get(doc_id, 0.0) + w * s
+    for doc_id in {d for scores in channels.values() for d in scores}:
+        fused.setdefault(doc_id, 0.0)
+    return fused
 
 
 def ranked(scores: Mapping[str, float]) -> list[str]:

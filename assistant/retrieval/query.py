@@ -14,18 +14,26 @@ def analyze(text: str) -> Query:
     lang = detect_lang(text)
     signals = extract_signals(text)
     focus = salient_text(text, limit=600)
-    lexical_source = salient_text(text, limit=3000)
-    tokens = tokenize(lexical_source)
+    tokens = tokenize(text)  # BM25's IDF discounts log noise; cutting lines could cut the one that matters
     # Signals found anywhere in the paste count again: they are what identifies a known problem.
     for term in signals.messages + signals.strong_terms():
         tokens.extend(tokenize(term))
+    focus_tokens = tokenize(focus)
     if lang == "zh":
         dense_text = english_view(focus) or focus
         for phrase in translate_terms(text):
             tokens.extend(tokenize(phrase))
+            focus_tokens.extend(tokenize(phrase))
     else:
         dense_text = focus
-    return Query(text=text, lang=lang, signals=signals, dense_text=dense_text, lexical_tokens=tuple(tokens))
+    return Query(
+        text=text,
+        lang=lang,
+        signals=signals,
+        dense_text=dense_text,
+        lexical_tokens=tuple(tokens),
+        focus_tokens=tuple(focus_tokens),
+    )
 
 
 def contextualize(question: str, history: list[Turn] | None) -> str:

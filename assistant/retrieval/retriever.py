@@ -8,8 +8,8 @@ from assistant.index.embedder import Embedder
 from assistant.index.lexical import LexicalIndex
 from assistant.index.store import ChromaStore
 from assistant.models import Hit, Query
-from assistant.retrieval.evidence import coverage, evidence
-from assistant.retrieval.fusion import ranked, rrf
+from assistant.retrieval.evidence import coverage, evidence, known_share
+from assistant.retrieval.fusion import ranked, relative_score_fusion
 from assistant.settings import Settings
 
 _REVISION_CHECK_SECONDS = 5.0
@@ -54,21 +54,31 @@ class Retriever:
             return []
         n = self.settings.candidates
         vector = self.embedder.embed([query.dense_text])[0]
-        dense = self.store.query(vector, n)
-        lex = lexical.search(query.lexical_tokens, n)
+        cos = dict(self.store.query(vector, n))
+        bm25_all = lexical.scores(query.lexical_tokens)
+        bm25 = dict(lexical.top(bm25_all, n))
+        # Score every candidate on both channels, so fusion compares like with like.
+        missing = [cid for cid in bm25 if cid not in cos]
+        for cid, vec in self.store.vectors(missing).items():
+            cos[cid] = float(vec @ vector)
+        for cid in cos:
+            if cid not in bm25 and cid in lexical.position:
+                bm25[cid] = float(bm25_all[lexical.position[cid]])
         # The embedding model reads English only: a Chinese question leans on the lexical side.
-        weights = {"dense": 0.6 if query.lang == "zh" else 1.0, "lexical": 1.0}
-        fused = rrf({"dense": [i for i, _ in dense], "lexical": [i for i, _ in lex]}, weights)
-        cos = dict(dense)
-        bm25 = dict(lex)
+        weights = {"dense": 0.35, "lexical": 0.65} if query.lang == "zh" else {"dense": 0.5, "lexical": 0.5}
+        fused = relative_score_fusion({"dense": cos, "lexical": bm25}, weights)
+        focus = query.focus_tokens or query.lexical_tokens
+        known = known_share(focus, lexical.idf, lambda t: t in lexical.df)
         hits = []
-        for cid in ranked(fused)[: max(k, 10)]:
+        for cid in ranked(fused):
             chunk = lexical.by_id.get(cid)
             if chunk is None:  # written after our snapshot; seen on the next refresh
                 continue
-            cover = coverage(query.lexical_tokens, lexical.terms(cid), lexical.idf)
+            cover = coverage(focus, lexical.terms(cid), lexical.idf)
             c = cos.get(cid, 0.0)
             hits.append(
-                Hit(chunk=chunk, score=fused[cid], confidence=evidence(c, cover), dense=c, lexical=bm25.get(cid, 0.0), coverage=cover)
+                Hit(chunk=chunk, score=fused[cid], confidence=evidence(c, cover, known), dense=c, lexical=bm25.get(cid, 0.0), coverage=cover)
             )
-        return hits[:k]
+            if len(hits) == k:
+                break
+        return hits

@@ -91,11 +91,16 @@ def _chunk(cid: str, created: int, model: str, delta: dict, finish: str | None =
 
 def _sse(cid: str, created: int, model: str, first: str | Asked, rest: Iterator[str | Asked]) -> Iterator[str]:
     yield _chunk(cid, created, model, {"role": "assistant", "content": ""})
+    streamed = ""
     try:
         for item in _chain(first, rest):
             if isinstance(item, Asked):
-                yield _chunk(cid, created, model, {}, "stop", **_extras(item.answer))
+                extras = _extras(item.answer)
+                if item.answer.text != streamed:  # the verified answer replaced what was streamed
+                    extras["final_content"] = item.answer.text
+                yield _chunk(cid, created, model, {}, "stop", **extras)
             elif item:
+                streamed += item
                 yield _chunk(cid, created, model, {"content": item})
     except AssistantError as exc:
         err = {"error": {"message": str(exc), "type": "server_error", "code": 500}}
