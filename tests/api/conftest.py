@@ -1,0 +1,70 @@
+"""A real index (built once per session from corpus/ with the real embedding model) and live API servers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from assistant.api import create_api  # noqa: E402
+from assistant.api.server import ServerThread  # noqa: E402
+from assistant.service import Assistant  # noqa: E402
+from assistant.settings import Settings  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def faces_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # One folder for every face's tests: the first user builds it, the others find it built.
+    return tmp_path_factory.getbasetemp() / "faces-index"
+
+
+@pytest.fixture(scope="session")
+def api_assistant(faces_index: Path) -> Assistant:
+    assistant = Assistant(Settings(index_dir=faces_index))
+    assistant.ensure_index()
+    assistant.warm_up()
+    return assistant
+
+
+@pytest.fixture(scope="session")
+def serve_api():
+    """A context manager: a live uvicorn server on loopback for `create_api(assistant, settings, **kw)`."""
+
+    @contextmanager
+    def serve(assistant: Assistant, settings: Settings, wait: bool = True, **kwargs):
+        app = create_api(assistant, settings, **kwargs)
+        with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=30) as client:
+            if wait:
+                server.wait_ready()
+            yield app, client
+
+    return serve
+
+
+@pytest.fixture(scope="module")
+def api_settings(faces_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings(index_dir=faces_index, feedback_db=tmp_path_factory.mktemp("api") / "feedback.sqlite3")
+
+
+@pytest.fixture(scope="module")
+def live(api_assistant: Assistant, api_settings: Settings, serve_api) -> Iterator[tuple]:
+    """A live uvicorn server on loopback, ready (index loaded): (app, client)."""
+    with serve_api(api_assistant, api_settings) as (app, client):
+        yield app, client
+
+
+@pytest.fixture(scope="module")
+def client(live) -> httpx.Client:
+    return live[1]
+
+
+@pytest.fixture(scope="module")
+def base_url(live) -> str:
+    return str(live[1].base_url).rstrip("/")
