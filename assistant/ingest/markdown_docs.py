@@ -17,6 +17,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 _EXPLICIT_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")
 _MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#[\w-]+\s*\}\s*$")
+_ADMONITION_MARKER = re.compile(r"^\s*(?:\?\?\?\+?|!!!)\s+[\w-]+\s*$")  # mkdocs "??? code": chrome, not text
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
 _MAX_CHARS = 1500
 _TABLE_ROWS_CHARS = 500
@@ -44,8 +45,10 @@ def _blocks(lines: list[str]) -> list[str]:
     fence: str | None = None
     for line in lines:
         m = _FENCE.match(line)
+        if fence is None and _ADMONITION_MARKER.match(line):
+            continue
         if fence is None and m:
-            if cur and not cur[-1].lstrip().startswith(("???", "!!!")):  # keep "??? code" with its block
+            if cur:
                 blocks.append("\n".join(cur))
                 cur = []
             cur.append(line)

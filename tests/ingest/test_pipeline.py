@@ -1,0 +1,86 @@
+"""Ingest into a real Chroma with the real model: bad input, incremental writes, sync."""
+
+import shutil
+
+import pytest
+
+from assistant.service import Assistant
+from assistant.settings import REPO_ROOT
+from tests.conftest import SEED_PAGE, make_settings
+
+ENTRIES = REPO_ROOT / "corpus" / "entries"
+
+
+@pytest.fixture()
+def workspace(tmp_path, embedder):
+    src = tmp_path / "kb"
+    shutil.copytree(ENTRIES, src / "entries")
+    shutil.copy(SEED_PAGE, src / "guide.txt")
+    (src / "notes.md").write_text("# Notes\n\n## Hangs\n\nUse `--enforce-eager` to isolate it.\n", encoding="utf-8")
+    return src, Assistant(make_settings(tmp_path / "index"), embedder=embedder)
+
+
+def test_bad_files_are_reported_and_the_rest_ingested(workspace):
+    src, a = workspace
+    (src / "binary.md").write_bytes(b"\x00\x01\x02 not text")
+    (src / "empty.md").write_text("   \n", encoding="utf-8")
+    (src / "latin1.md").write_bytes("# Caf\xe9\n\nna\xefve".encode("latin-1"))
+    (src / "broken.yaml").write_text("id: [unclosed", encoding="utf-8")
+    (src / "random.txt").write_text("just some text without a known format", encoding="utf-8")
+    report = a.ingest([src])
+    reasons = {e.path.rsplit("/", 1)[-1]: e.reason for e in report.skipped}
+    assert set(reasons) == {"binary.md", "empty.md", "latin1.md", "broken.yaml", "random.txt"}
+    assert "binary" in reasons["binary.md"]
+    assert "empty" in reasons["empty.md"]
+    assert "UTF-8" in reasons["latin1.md"]
+    assert "YAML" in reasons["broken.yaml"]
+    assert "unrecognized format" in reasons["random.txt"]
+    assert report.files == 7  # 5 entries, the Q&A page, the notes
+    assert report.added == 5 + 5 + 1
+    assert a.store.count() == 11
+
+
+def test_reingest_unchanged_writes_nothing_and_loads_no_model(workspace, tmp_path):
+    src, a = workspace
+    a.ingest([src])
+    revision = a.store.revision()
+
+    from assistant.index.embedder import SentenceTransformerEmbedder
+
+    fresh = Assistant(a.settings, embedder=SentenceTransformerEmbedder(a.settings.embedding_model))
+    report = fresh.ingest([src])
+    assert (report.added, report.updated, report.removed, report.unchanged) == (0, 0, 0, 11)
+    assert not report.wrote
+    assert fresh.store.revision() == revision
+    assert fresh.embedder._model is None  # nothing to embed: the model was never loaded
+
+
+def test_changed_entry_is_replaced_and_removed_file_disappears(workspace):
+    src, a = workspace
+    a.ingest([src])
+    entry = src / "entries" / "deepgemm-fp8-home-path-empty.yaml"
+    entry.write_text(entry.read_text(encoding="utf-8").replace("unknown (not stated in the source)", "v9.9.9"), encoding="utf-8")
+    (src / "notes.md").unlink()
+    report = a.ingest([src])
+    assert (report.added, report.updated, report.removed) == (0, 1, 1)
+    _, hits = a.retrieve("RuntimeError: not home_path.empty()")
+    assert hits[0].chunk.id == "deepgemm-fp8-home-path-empty"
+    assert hits[0].chunk.data["fixed_in"] == "v9.9.9"
+    assert all(h.chunk.source != "notes.md#hangs" for h in hits)
+
+
+def test_a_file_that_breaks_keeps_what_was_indexed(workspace):
+    src, a = workspace
+    a.ingest([src])
+    (src / "notes.md").write_bytes(b"\x00broken")
+    report = a.ingest([src])
+    assert len(report.skipped) == 1 and report.removed == 0
+    assert a.store.count() == 11
+
+
+def test_missing_path_is_a_clear_error(workspace):
+    from assistant.errors import AssistantError
+
+    _, a = workspace
+    with pytest.raises(AssistantError, match="no such file or folder"):
+        a.ingest([workspace[0] / "nope"])

@@ -1,0 +1,39 @@
+from assistant.models import Turn
+from assistant.retrieval.evidence import coverage, evidence, known_share
+from assistant.retrieval.query import analyze, contextualize
+
+
+def test_chinese_question_gets_an_english_view_for_the_dense_channel():
+    q = analyze("vllm 服务崩溃，报错显存不足")
+    assert q.lang == "zh"
+    assert "out of memory" in q.dense_text
+    assert "crash" in q.lexical_tokens
+
+
+def test_pasted_log_dense_text_is_the_error_not_the_noise():
+    log = "\n".join([f"INFO 06-10 21:32:{i:02d} [loader.py:{i}] loading shard {i}" for i in range(30)])
+    q = analyze(log + "\nRuntimeError: not home_path.empty()")
+    assert "home_path.empty()" in q.dense_text
+    assert "loading shard" not in q.dense_text
+
+
+def test_follow_up_without_its_own_signal_borrows_the_last_user_turn():
+    history = [Turn("user", "RuntimeError: not home_path.empty()"), Turn("assistant", "Set VLLM_USE_DEEP_GEMM=0 [1]")]
+    assert contextualize("what about on H100?", history).startswith("RuntimeError: not home_path.empty()")
+    new_error = "CUDA error: an illegal memory access was encountered"
+    assert contextualize(new_error, history) == new_error
+    assert contextualize("hello", None) == "hello"
+
+
+def test_coverage_is_idf_weighted():
+    idf = {"deepgemm": 5.0, "the": 0.1, "crash": 1.0}.get
+    assert coverage(["deepgemm", "crash"], frozenset({"deepgemm"}), lambda t: idf(t, 5.0)) == 5.0 / 6.0
+    assert coverage([], frozenset(), lambda t: 1.0) == 0.0
+
+
+def test_evidence_grows_with_each_view():
+    low = evidence(0.1, 0.05, 0.3)
+    assert low < evidence(0.6, 0.05, 0.3) and low < evidence(0.1, 0.8, 0.3) and low < evidence(0.1, 0.05, 1.0)
+    assert 0.0 < low < 0.1
+    assert evidence(0.7, 0.6, 1.0) > 0.9
+    assert known_share(["abc", "xyz"], lambda t: 1.0, lambda t: t == "abc") == 0.5
