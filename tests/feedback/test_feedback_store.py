@@ -1,0 +1,79 @@
+"""The SQLite feedback store: durable records, knowledge gaps, export, Slack thread turns."""
+
+from __future__ import annotations
+
+import csv
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from assistant.errors import InputError
+from assistant.feedback.store import FeedbackStore
+from assistant.models import Turn
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> FeedbackStore:
+    return FeedbackStore(tmp_path / "sub" / "feedback.sqlite3")
+
+
+def test_feedback_survives_a_new_connection(store: FeedbackStore) -> None:
+    qid = store.record_question("ui", "RuntimeError: not home_path.empty()", False, "deepgemm-fp8-home-path-empty")
+    fid = store.record("ui", "up", "RuntimeError: not home_path.empty()", "answer [1]", False, "worked", "u1", qid)
+    store.close()
+    again = FeedbackStore(store.path)
+    [rec] = again.list()
+    assert (rec.id, rec.face, rec.rating, rec.comment, rec.user, rec.question_id) == (fid, "ui", "up", "worked", "u1", qid)
+    assert again.question(qid).top_hit == "deepgemm-fp8-home-path-empty"
+
+
+def test_gaps_are_the_abstained_questions_newest_first(store: FeedbackStore) -> None:
+    store.record_question("api", "known error", False)
+    store.record_question("slack", "first unknown", True)
+    store.record_question("ui", "second unknown", True)
+    assert [g.question for g in store.gaps()] == ["second unknown", "first unknown"]
+    assert [g.face for g in store.gaps(limit=1)] == ["ui"]
+
+
+def test_bad_feedback_is_refused(store: FeedbackStore) -> None:
+    with pytest.raises(InputError, match="choose one of: up, down"):
+        store.record("ui", "meh", "q", "a", False)
+    with pytest.raises(InputError, match="the limit is 2000"):
+        store.record("ui", "down", "q", "a", False, comment="x" * 2001)
+    assert store.list() == []
+
+
+def test_export_json_and_csv(store: FeedbackStore, tmp_path: Path) -> None:
+    store.record("ui", "up", "q1", "a1", False, "nice, thanks")
+    store.record("slack", "down", "q2", "a2", True, user="U1")
+    assert store.export(tmp_path / "fb.json") == 2
+    data = json.loads((tmp_path / "fb.json").read_text())
+    assert [d["question"] for d in data] == ["q2", "q1"]
+    assert store.export(tmp_path / "fb.csv") == 2
+    rows = list(csv.DictReader((tmp_path / "fb.csv").open()))
+    assert rows[1]["comment"] == "nice, thanks" and rows[0]["face"] == "slack"
+    with pytest.raises(InputError, match=r"use a \.json or \.csv"):
+        store.export(tmp_path / "fb.xlsx")
+
+
+def test_thread_turns_keep_order_per_conversation(store: FeedbackStore) -> None:
+    store.append_turn("slack:C1:1.0", Turn("user", "q1"))
+    store.append_turn("slack:C2:9.0", Turn("user", "other"))
+    store.append_turn("slack:C1:1.0", Turn("assistant", "a1"))
+    assert store.turns("slack:C1:1.0") == [Turn("user", "q1"), Turn("assistant", "a1")]
+    assert store.turns("slack:C1:1.0", limit=1) == [Turn("assistant", "a1")]
+
+
+def test_concurrent_writers(store: FeedbackStore) -> None:
+    def write(n: int) -> None:
+        for i in range(25):
+            store.record_question("api", f"q{n}-{i}", i % 2 == 0)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(store.gaps(limit=1000)) == 52
