@@ -76,6 +76,8 @@ class Assistant:
         """Load the model and the indexes now rather than on the first question."""
         self.embedder.embed(["warm up"])
         _ = self.retriever.lexical
+        if self.settings.answer_backend == "openai":
+            self.writer.warm_up()
 
     def retrieve(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> tuple[Query, list[Hit]]:
         text = validate_question(question, self.settings.max_question_chars)

@@ -260,6 +260,10 @@ class GenerativeWriter:
                 )
         return self._llm
 
+    def warm_up(self) -> None:
+        """Import LangChain and build the client now (seconds on a cold start) rather than on the first question."""
+        _ = self.llm
+
     def _messages(self, prompt: Prompt) -> list:
         from langchain_core.messages import HumanMessage, SystemMessage
 

