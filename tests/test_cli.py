@@ -1,0 +1,92 @@
+"""The command-line contract, through real subprocesses (each loads the model: keep them few)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from assistant.settings import REPO_ROOT
+
+HIT_KEYS = {"id", "title", "source", "score"}
+
+
+def run(*args, stdin: str | None = None, index_dir=None) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "assistant", *args]
+    if index_dir is not None:
+        cmd += ["--index-dir", str(index_dir)]
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def built_index(tmp_path_factory):
+    """ask on an empty index builds it from corpus/ first, with progress on stderr."""
+    index = tmp_path_factory.mktemp("cli-index")
+    proc = run("ask", "RuntimeError: not home_path.empty()", "--json", index_dir=index)
+    return index, proc
+
+
+def test_first_ask_builds_the_index_and_answers_in_json(built_index):
+    _, proc = built_index
+    assert proc.returncode == 0, proc.stderr
+    assert "building the index" in proc.stderr and "embedded 5/5 chunks" in proc.stderr
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    assert set(out) == {"answer", "abstained", "language", "citations", "hits"}
+    assert out["abstained"] is False and out["language"] == "en"
+    assert "VLLM_USE_DEEP_GEMM=0" in out["answer"]
+    assert out["citations"][0] == {
+        "id": "deepgemm-fp8-home-path-empty",
+        "title": out["hits"][0]["title"],
+        "source": "corpus/entries/deepgemm-fp8-home-path-empty.yaml",
+    }
+    assert all(set(h) == HIT_KEYS for h in out["hits"])
+    scores = [h["score"] for h in out["hits"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_stdin_and_batch(built_index, tmp_path):
+    index, _ = built_index
+    proc = run("ask", "-", "--json", stdin="CUDA error: an illegal memory access was encountered\n", index_dir=index)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hits"][0]["id"] == "deepseek-v4-dspark-cudagraph-illegal-memory-access"
+
+    batch = tmp_path / "q.jsonl"
+    batch.write_text(
+        "\n".join(
+            json.dumps(q, ensure_ascii=False)
+            for q in [
+                {"id": "a", "query": "EngineDeadError after a malformed EBNF grammar"},
+                {"id": "b", "query": "如何做红烧肉？"},
+                {"id": "c", "query": ""},
+            ]
+        )
+        + "\nnot json\n",
+        encoding="utf-8",
+    )
+    proc = run("ask", "--batch", str(batch), "--json", index_dir=index)
+    rows = [json.loads(ln) for ln in proc.stdout.splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b", 3, 4]
+    assert rows[0]["hits"][0]["id"] == "structured-outputs-invalid-grammar-engine-dead" and not rows[0]["abstained"]
+    assert rows[1]["abstained"] is True and rows[1]["language"] == "zh"
+    assert "empty" in rows[2]["error"] and "line 4" in rows[3]["error"]
+    assert proc.returncode == 2
+
+
+def test_usage_errors_are_one_line_not_a_traceback(built_index):
+    index, _ = built_index
+    proc = run("ask", "   ", index_dir=index)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("error: the question is empty")
+    assert "Traceback" not in proc.stderr
+
+
+def test_ingest_reports_skipped_files_with_exit_code_1(built_index, tmp_path):
+    index, _ = built_index
+    (tmp_path / "ok.md").write_text("# Page\n\n## Section\n\nUse `--enforce-eager`.\n", encoding="utf-8")
+    (tmp_path / "bad.md").write_bytes(b"\x00\x01")
+    proc = run("ingest", str(tmp_path), index_dir=index)
+    assert proc.returncode == 1
+    assert "bad.md: binary file" in proc.stderr
+    assert "1 added" in proc.stdout and "1 files skipped" in proc.stdout
