@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     api_keys: list[str] = Field(default_factory=list, description="Bearer keys accepted by the HTTP API; open when empty.")
     max_body_bytes: int = Field(256_000, ge=1024, description="Largest accepted HTTP request body.")
     feedback_db: Path = Field(REPO_ROOT / ".data" / "feedback.sqlite3", description="SQLite file for feedback.")
+    torch_threads: int = Field(
+        1, ge=0, le=64, description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best."
+    )
 
     # Slack
     slack_bot_token: str | None = Field(None, description="xoxb- token; Slack is on when set.")
