@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 KNOWN = "RuntimeError: not home_path.empty()"
@@ -47,6 +49,8 @@ def test_ask_follow_up_and_feedback(page, ui_server) -> None:
     assert "I don't know" not in page.locator("#status").inner_text()
     assert ENTRY in page.locator("#sources").inner_text()
 
+    if os.environ.get("UI_SCREENSHOT"):  # regenerate docs/ui.png: UI_SCREENSHOT=docs/ui.png pytest tests/ui
+        page.screenshot(path=os.environ["UI_SCREENSHOT"], full_page=True)
     page.fill("#fb-comment textarea", "the workaround worked")
     page.click("#fb-up")
     page.wait_for_selector("#fb-status:has-text('saved')")
