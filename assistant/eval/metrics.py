@@ -1,0 +1,294 @@
+"""Eval metrics. Retrieval metrics come from ranx; the answer metrics are small pure functions.
+
+Definitions (also in eval/README.md):
+- relevance: a hit is relevant when its chunk id is a label (curated entries), or its `source` equals a
+  label (`docs/<path>.md#anchor`; every part `~2`, `~3` of a long section shares its source), or the
+  label names a page (no `#`) and the source is on that page. Several parts of one relevant section
+  count once, at the first one's rank.
+- key-fact recall: share of an answerable item's `key_facts` regexes found (case-insensitive) in the
+  answer text; an abstention scores 0.
+- citation validity: see `check_citations`.
+- abstention: the positive class is "abstain"; precision and recall over negatives (should abstain)
+  plus answerable items (should answer).
+- wrong fix: a near-miss answer that is not an abstention, cites the `near` entry as [1] and states
+  one of its `forbidden_facts`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from assistant.models import Chunk
+
+RETRIEVAL_METRICS = {"hit@1": "hit_rate@1", "hit@3": "hit_rate@3", "mrr@10": "mrr@10", "ndcg@10": "ndcg@10"}
+_NO_HIT = "__no_hit__"
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+def judged_ids(chunks: Sequence[Chunk], labels: Iterable[str]) -> list[str]:
+    """The ranked list as the labels see it: each chunk mapped to the label it satisfies (else its id), deduped."""
+    labels = set(labels)
+    out: list[str] = []
+    for chunk in chunks:
+        page = chunk.source.split("#", 1)[0]
+        if chunk.id in labels:
+            key = chunk.id
+        elif chunk.source in labels:
+            key = chunk.source
+        elif page in labels:
+            key = page
+        else:
+            key = chunk.id
+        if key not in out:
+            out.append(key)
+    return out
+
+
+def retrieval_scores(
+    relevant: Mapping[str, Sequence[str]], ranked: Mapping[str, Sequence[str]]
+) -> dict[str, dict[str, float]]:
+    """Per-query hit@1, hit@3, MRR@10 and nDCG@10 (binary relevance) computed by ranx.
+
+    `relevant`: query id -> relevant ids; `ranked`: query id -> ids in rank order (see `judged_ids`).
+    """
+    from ranx import Qrels, Run, evaluate
+
+    qids = sorted(relevant)
+    if not qids:
+        return {}
+    qrels = Qrels({q: {doc: 1 for doc in relevant[q]} for q in qids})
+    # Scores from ranks, so ranx sees exactly the system's order (no ties to break).
+    run_dict = {}
+    for q in qids:
+        docs = list(dict.fromkeys(ranked.get(q, ())))
+        run_dict[q] = {doc: float(len(docs) - i) for i, doc in enumerate(docs)} or {_NO_HIT: 0.0}
+    per_metric = evaluate(qrels, Run(run_dict), list(RETRIEVAL_METRICS.values()), return_mean=False, make_comparable=True)
+    return {
+        q: {name: float(per_metric[ranx_name][i]) for name, ranx_name in RETRIEVAL_METRICS.items()}
+        for i, q in enumerate(qids)
+    }
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def fact_hits(text: str, patterns: Sequence[str]) -> list[bool]:
+    return [re.search(p, text, re.IGNORECASE) is not None for p in patterns]
+
+
+def key_fact_recall(text: str, abstained: bool, patterns: Sequence[str]) -> float:
+    """Share of the key-fact regexes found in the answer; an abstention on an answerable question scores 0."""
+    if abstained or not patterns:
+        return 0.0
+    found = fact_hits(text, patterns)
+    return sum(found) / len(found)
+
+
+# What a claim must share with the source it cites: the specific, checkable tokens of the claim.
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_ENV_VAR = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]+)?")
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_ISSUE = re.compile(r"#\d{3,}")
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")
+_MARKER = re.compile(r"\[(\d+)\](?!\()")
+_SOURCE_LINE = re.compile(r"^\[(\d+)\]\s+\S")
+_FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+
+
+def claim_terms(claim: str) -> list[str]:
+    """The backticked spans, env vars, flags, issue/PR numbers and versions a claim states."""
+    terms = [t.strip() for t in _BACKTICK.findall(claim)]
+    outside = _BACKTICK.sub(" ", claim)
+    for rx in (_ENV_VAR, _FLAG, _ISSUE, _VERSION):
+        terms += rx.findall(outside)
+    return [t for t in dict.fromkeys(terms) if t]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).lower()
+
+
+def source_text(chunk: Chunk) -> str:
+    """Everything a chunk says, in every language it has: what a citation of it can be checked against."""
+
+    def strings(value: object) -> Iterable[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from strings(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                yield from strings(v)
+
+    return "\n".join([chunk.title, chunk.source, chunk.dense_text, chunk.lexical_text, *strings(chunk.data)])
+
+
+@dataclass(frozen=True)
+class Claim:
+    n: int
+    text: str
+    reference: bool = False  # a line of the Sources list: only the mapping is checked
+
+
+def split_claims(answer_text: str) -> list[Claim]:
+    """Each [n] marker with the claim it backs.
+
+    - `[n] Title — source` at the start of a line is a Sources-list entry (a reference, not a claim);
+    - `[n]` alone on a line backs the block right above it (a whole fenced code block, else the
+      lines up to the previous blank line or marker);
+    - otherwise the claim is the text on the same line between the previous marker (or the line's
+      start) and this marker.
+    """
+    claims: list[Claim] = []
+    lines = answer_text.split("\n")
+    for i, line in enumerate(lines):
+        if _SOURCE_LINE.match(line):
+            m = _MARKER.match(line)
+            claims.append(Claim(int(m.group(1)), line, reference=True))
+            rest = line[m.end() :]
+            claims += [Claim(int(x.group(1)), "", reference=True) for x in _MARKER.finditer(rest)]
+            continue
+        if _MARKER.fullmatch(line.strip()):
+            block: list[str] = []
+            j = i - 1
+            in_fence = j >= 0 and _FENCE_LINE.match(lines[j]) is not None
+            while j >= 0:
+                prev = lines[j]
+                if in_fence:
+                    block.insert(0, prev)
+                    if _FENCE_LINE.match(prev) and len(block) > 1:
+                        in_fence = False  # reached the opening fence: keep the paragraph that introduces it
+                    j -= 1
+                    continue
+                if not prev.strip() or _MARKER.search(prev):
+                    break
+                block.insert(0, prev)
+                j -= 1
+            claims.append(Claim(int(_MARKER.search(line).group(1)), "\n".join(block)))
+            continue
+        start = 0
+        for m in _MARKER.finditer(line):
+            claims.append(Claim(int(m.group(1)), line[start : m.start()]))
+            start = m.end()
+    return claims
+
+
+@dataclass(frozen=True)
+class CitationCheck:
+    valid: bool
+    markers: int
+    problems: tuple[str, ...] = ()
+
+
+def check_citations(answer_text: str, cited: Mapping[int, Chunk | None]) -> CitationCheck:
+    """Citation validity of one (non-abstained) answer.
+
+    Valid when the answer has at least one [n]; every [n] is the number of a returned citation
+    (`cited` maps n -> the cited chunk); and every checkable term of each claim (`claim_terms`: its
+    backticked spans, env vars, flags, #issue numbers, versions) appears, case-insensitively, in the
+    text of the chunk its marker cites. A claim with no checkable term passes the support check:
+    the test is mechanical and precise, not a judge of paraphrase.
+    """
+    claims = split_claims(answer_text)
+    problems: list[str] = []
+    if not claims:
+        problems.append("no [n] citation marker in the answer")
+    texts: dict[int, str] = {}
+    for claim in claims:
+        if claim.n not in cited:
+            problems.append(f"[{claim.n}] does not map to a returned citation")
+            continue
+        chunk = cited[claim.n]
+        if chunk is None:
+            problems.append(f"[{claim.n}] cites a chunk that is not in the index")
+            continue
+        if claim.reference:
+            continue
+        text = texts.setdefault(claim.n, _norm(source_text(chunk)))
+        missing = [t for t in claim_terms(claim.text) if _norm(t) not in text]
+        if missing:
+            problems.append(f"[{claim.n}] {chunk.id}: claim terms not in the source: {', '.join(missing)}")
+    return CitationCheck(valid=not problems, markers=len(claims), problems=tuple(dict.fromkeys(problems)))
+
+
+def is_wrong_fix(text: str, abstained: bool, first_citation: str | None, near: str, forbidden: Sequence[str]) -> bool:
+    """A near-miss answered with the fix of the entry it only resembles."""
+    return (not abstained) and first_citation == near and any(fact_hits(text, forbidden))
+
+
+@dataclass(frozen=True)
+class Abstention:
+    tp: int  # should abstain, abstained
+    fp: int  # should answer, abstained
+    fn: int  # should abstain, answered
+    tn: int  # should answer, answered
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    @property
+    def accuracy(self) -> float:
+        total = self.tp + self.fp + self.fn + self.tn
+        return (self.tp + self.tn) / total if total else 1.0
+
+
+def abstention(outcomes: Iterable[tuple[bool, bool]]) -> Abstention:
+    """From (should_abstain, abstained) pairs."""
+    tp = fp = fn = tn = 0
+    for should, did in outcomes:
+        if should and did:
+            tp += 1
+        elif did:
+            fp += 1
+        elif should:
+            fn += 1
+        else:
+            tn += 1
+    return Abstention(tp, fp, fn, tn)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Inclusive linear-interpolation percentile (q in 0..100)."""
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return float(values[0])
+    return float(statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]) if q < 100 else float(max(values))
+
+
+def mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else float("nan")
+
+
+@dataclass
+class Row:
+    """One line of the results table: a system on a set (or on everything, `set == 'all'`)."""
+
+    set: str
+    system: str
+    n: int
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"set": self.set, "system": self.system, "n": self.n, **{k: _json_num(v) for k, v in self.metrics.items()}}
+
+
+def _json_num(v: float) -> float | None:
+    return None if v != v else round(v, 4)  # NaN -> null
+
+
+def dumps(rows: Sequence[Row]) -> str:
+    return json.dumps([r.to_dict() for r in rows], indent=2)

@@ -1,0 +1,294 @@
+"""Run systems over the eval sets, time each query, score the answers, and render the results table."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assistant.eval.baselines import System
+from assistant.eval.dataset import ANSWERABLE, Item
+from assistant.eval.metrics import (
+    Row,
+    abstention,
+    check_citations,
+    fact_hits,
+    is_wrong_fix,
+    judged_ids,
+    key_fact_recall,
+    mean,
+    percentile,
+    retrieval_scores,
+)
+from assistant.models import Answer, Chunk
+from assistant.service import Assistant
+from assistant.settings import REPO_ROOT, Settings
+
+DEFAULT_DOCS_DIR = REPO_ROOT.parent / "shared" / "vllm-docs"
+DEFAULT_INDEX_DIR = REPO_ROOT / ".index" / "eval"
+
+Progress = Callable[[str], None]
+
+
+def eval_settings(settings: Settings, index_dir: Path | None = None) -> Settings:
+    """The eval keeps its own index (corpus + docs) apart from the one the assistant serves."""
+    return settings.with_overrides(index_dir=index_dir or DEFAULT_INDEX_DIR)
+
+
+def build_index(assistant: Assistant, docs_dir: Path, progress: Progress = lambda _m: None) -> None:
+    """Curated corpus + the vLLM docs, ingested incrementally (unchanged chunks cost nothing)."""
+    report = assistant.ingest([assistant.settings.corpus_dir, docs_dir], progress=lambda _m: None)
+    progress(f"eval index: {report.summary()}")
+    assistant.warm_up()
+
+
+@dataclass
+class Result:
+    item: Item
+    system: str
+    answer: Answer
+    latency_ms: float
+    ranked: list[str] = field(default_factory=list)  # judged ids, rank order
+    retrieval: dict[str, float] = field(default_factory=dict)
+    facts: float = float("nan")
+    citations_valid: bool | None = None  # None: abstained, nothing to check
+    citation_problems: tuple[str, ...] = ()
+    wrong_fix: bool = False
+
+    @property
+    def failures(self) -> list[str]:
+        out = []
+        item = self.item
+        if item.answerable:
+            if self.answer.abstained:
+                out.append("abstained on an answerable question")
+            elif self.retrieval.get("hit@1", 1.0) < 1.0:
+                out.append(f"top hit {self.ranked[0] if self.ranked else '-'} is not relevant")
+            if self.facts < 1.0 and not self.answer.abstained:
+                missing = [p for p, ok in zip(item.key_facts, fact_hits(self.answer.text, item.key_facts)) if not ok]
+                out.append(f"key facts missing: {', '.join(missing)}")
+        elif item.expect == "abstain" and not self.answer.abstained:
+            out.append(f"answered a negative from {self.answer.citations[0].id if self.answer.citations else '-'}")
+        if self.wrong_fix:
+            out.append(f"gave the fix of {item.near}")
+        if self.citations_valid is False:
+            out.append("invalid citation: " + "; ".join(self.citation_problems))
+        return out
+
+
+def run_system(
+    system: System, items: Sequence[Item], lookup: Callable[[str], Chunk | None], progress: Progress = lambda _m: None
+) -> list[Result]:
+    results = []
+    if items:
+        system.answer(items[0].query)  # warm: first-call costs are not query latency
+    for i, item in enumerate(items, start=1):
+        started = time.perf_counter()
+        answer = system.answer(item.query)
+        elapsed = (time.perf_counter() - started) * 1000
+        result = Result(item=item, system=system.name, answer=answer, latency_ms=elapsed)
+        result.ranked = judged_ids([h.chunk for h in answer.hits], item.relevant)
+        if item.answerable:
+            result.facts = key_fact_recall(answer.text, answer.abstained, item.key_facts)
+        if not answer.abstained:
+            check = check_citations(answer.text, {c.n: lookup(c.id) for c in answer.citations})
+            result.citations_valid, result.citation_problems = check.valid, check.problems
+        if item.near:
+            first = answer.citations[0].id if answer.citations else None
+            result.wrong_fix = is_wrong_fix(answer.text, answer.abstained, first, item.near, item.forbidden_facts)
+        results.append(result)
+        if i % 20 == 0:
+            progress(f"{system.name}: {i}/{len(items)}")
+    scores = retrieval_scores({r.item.id: r.item.relevant for r in results if r.item.answerable},
+                              {r.item.id: r.ranked for r in results if r.item.answerable})
+    for r in results:
+        r.retrieval = scores.get(r.item.id, {})
+    return results
+
+
+METRIC_COLUMNS = [
+    ("hit@1", "hit@1"),
+    ("hit@3", "hit@3"),
+    ("mrr@10", "MRR@10"),
+    ("ndcg@10", "nDCG@10"),
+    ("key_fact_recall", "key-fact recall"),
+    ("citation_validity", "citation validity"),
+    ("abstain_rate", "abstained"),
+    ("abstain_precision", "abstain P"),
+    ("abstain_recall", "abstain R"),
+    ("abstain_accuracy", "abstain acc"),
+    ("wrong_fix_rate", "wrong-fix rate"),
+    ("p50_ms", "p50 ms"),
+    ("p95_ms", "p95 ms"),
+]
+
+
+def summarize(results: Sequence[Result], set_name: str, system: str) -> Row:
+    """One table row over these results; a metric is NaN (shown as '—') where it does not apply."""
+    answerable = [r for r in results if r.item.answerable]
+    answered = [r for r in results if not r.answer.abstained]
+    negatives = [r for r in results if r.item.expect == "abstain"]
+    near = [r for r in results if r.item.expect == "not_fix"]
+    m: dict[str, float] = {}
+    for key in ("hit@1", "hit@3", "mrr@10", "ndcg@10"):
+        m[key] = mean(r.retrieval.get(key, 0.0) for r in answerable)
+    m["key_fact_recall"] = mean(r.facts for r in answerable)
+    m["citation_validity"] = mean(1.0 if r.citations_valid else 0.0 for r in answered)
+    m["abstain_rate"] = mean(1.0 if r.answer.abstained else 0.0 for r in results)
+    if negatives and answerable:
+        a = abstention((r.item.expect == "abstain", r.answer.abstained) for r in negatives + answerable)
+        m["abstain_precision"], m["abstain_recall"], m["abstain_accuracy"] = a.precision, a.recall, a.accuracy
+    else:
+        m["abstain_precision"] = m["abstain_recall"] = m["abstain_accuracy"] = float("nan")
+    m["wrong_fix_rate"] = mean(1.0 if r.wrong_fix else 0.0 for r in near)
+    latencies = [r.latency_ms for r in results]
+    m["p50_ms"], m["p95_ms"] = percentile(latencies, 50), percentile(latencies, 95)
+    return Row(set=set_name, system=system, n=len(results), metrics=m)
+
+
+def table_rows(results: Sequence[Result], set_names: Sequence[str], systems: Sequence[str]) -> list[Row]:
+    rows = []
+    for set_name in list(set_names) + (["all"] if len(set_names) > 1 else []):
+        for system in systems:
+            chosen = [r for r in results if r.system == system and (set_name == "all" or r.item.set == set_name)]
+            if chosen:
+                rows.append(summarize(chosen, set_name, system))
+    return rows
+
+
+def _fmt(key: str, v: float) -> str:
+    if v != v:
+        return "—"
+    return f"{v:.0f}" if key.endswith("_ms") else f"{v:.3f}"
+
+
+def markdown_table(rows: Sequence[Row]) -> str:
+    head = "| set | system | n | " + " | ".join(label for _, label in METRIC_COLUMNS) + " |"
+    rule = "|---|---|---:|" + "|".join("---:" for _ in METRIC_COLUMNS) + "|"
+    body = [
+        f"| {r.set} | {r.system} | {r.n} | " + " | ".join(_fmt(k, r.metrics.get(k, float('nan'))) for k, _ in METRIC_COLUMNS) + " |"
+        for r in rows
+    ]
+    return "\n".join([head, rule, *body])
+
+
+def failure_lines(results: Sequence[Result], system: str) -> list[str]:
+    out = []
+    for r in results:
+        if r.system == system and r.failures:
+            out.append(f"- `{r.item.id}` ({r.item.set}, {r.item.lang}, {r.item.kind or r.item.expect}): " + "; ".join(r.failures))
+    return out
+
+
+def result_record(r: Result) -> dict:
+    """Per-query detail for results.json: enough to see why a query failed without re-running it."""
+    return {
+        "id": r.item.id,
+        "set": r.item.set,
+        "system": r.system,
+        "lang": r.item.lang,
+        "abstained": r.answer.abstained,
+        "top": [h.chunk.id for h in r.answer.hits[:3]],
+        "top_confidence": round(r.answer.hits[0].confidence, 4) if r.answer.hits else None,
+        "citations": [c.id for c in r.answer.citations],
+        **{k: round(v, 4) for k, v in r.retrieval.items()},
+        "key_fact_recall": None if r.facts != r.facts else round(r.facts, 4),
+        "citations_valid": r.citations_valid,
+        "wrong_fix": r.wrong_fix,
+        "latency_ms": round(r.latency_ms, 1),
+        "failures": r.failures,
+    }
+
+
+def answerable_sets(names: Sequence[str]) -> list[str]:
+    return [n for n in names if n in ANSWERABLE]
+
+
+@dataclass
+class EvalRun:
+    sets: list[str]
+    systems: list[str]
+    results: list[Result]
+    rows: list[Row]
+    meta: dict
+
+
+def run_eval(
+    settings: Settings,
+    set_names: Sequence[str],
+    system_names: Sequence[str],
+    docs_dir: Path = DEFAULT_DOCS_DIR,
+    sets_dir: Path | None = None,
+    progress: Progress = lambda _m: None,
+    assistant: Assistant | None = None,
+) -> EvalRun:
+    """Build/update the eval index, run every system over the chosen sets, and score them."""
+    import platform
+
+    from assistant.eval.baselines import make_systems
+    from assistant.eval.dataset import DEFAULT_SETS_DIR, load_sets
+
+    sets = load_sets(list(set_names), sets_dir or DEFAULT_SETS_DIR)
+    items = [item for name in set_names for item in sets[name]]
+    if assistant is None:
+        if not docs_dir.is_dir():
+            from assistant.errors import ConfigError
+
+            raise ConfigError(f"the docs folder {docs_dir} does not exist; pass --docs-dir (the vLLM docs to ingest)")
+        assistant = Assistant(settings)
+        build_index(assistant, docs_dir, progress)
+    lookup = assistant.retriever.lexical.by_id.get
+    results: list[Result] = []
+    for system in make_systems(assistant, list(system_names)):
+        progress(f"running {system.name} over {len(items)} queries")
+        results += run_system(system, items, lookup, progress)
+    meta = {
+        "index_chunks": assistant.retriever.lexical.n_docs,
+        "embedding_model": settings.embedding_model,
+        "answer_backend": settings.answer_backend,
+        "min_confidence": settings.min_confidence,
+        "top_k": settings.top_k,
+        "machine": f"{platform.machine()}, {__import__('os').cpu_count()} CPU cores, Python {platform.python_version()}",
+    }
+    return EvalRun(list(set_names), list(system_names), results, table_rows(results, list(set_names), list(system_names)), meta)
+
+
+def render_markdown(run: EvalRun, command: str) -> str:
+    lines = [
+        "# Eval results",
+        "",
+        f"`{command}` — definitions in [README.md](README.md). Generated; do not edit by hand.",
+        "",
+        f"Index: {run.meta['index_chunks']} chunks (curated corpus + vLLM docs); embedding model "
+        f"`{run.meta['embedding_model']}`; answer backend `{run.meta['answer_backend']}`; "
+        f"min_confidence {run.meta['min_confidence']}; {run.meta['machine']}. Latency is per query, warm, "
+        "on a shared machine: read it as an order of magnitude.",
+        "",
+        markdown_table(run.rows),
+        "",
+        "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs), citation validity over every "
+        "answered query, abstention over negatives (should abstain) vs seed + docs (should answer), wrong-fix rate over "
+        "near-misses, latency over every query. Baselines never abstain unless nothing is retrieved.",
+    ]
+    for system in run.systems:
+        failures = failure_lines(run.results, system)
+        lines += ["", f"## Failures: {system} ({len(failures)})", ""]
+        lines += failures or ["none"]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(run: EvalRun, out_dir: Path, command: str) -> tuple[Path, Path]:
+    import json
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md, js = out_dir / "results.md", out_dir / "results.json"
+    md.write_text(render_markdown(run, command), encoding="utf-8")
+    payload = {
+        "command": command,
+        "meta": run.meta,
+        "rows": [r.to_dict() for r in run.rows],
+        "queries": [result_record(r) for r in run.results],
+    }
+    js.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return md, js

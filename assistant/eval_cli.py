@@ -1,0 +1,51 @@
+"""`python -m assistant eval`: the scored eval — full pipeline vs BM25-only vs dense-only, one table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from assistant.settings import REPO_ROOT
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from assistant.eval.dataset import SETS
+
+    p = sub.add_parser("eval", help="score the full pipeline and the baselines on the labelled eval sets")
+    p.add_argument("--set", dest="set_name", choices=[*SETS, "all"], default="all", help="which set (default: all)")
+    p.add_argument("--systems", default="full,bm25,dense", help="comma-separated: full, bm25, dense (default: all three)")
+    p.add_argument("--json", action="store_true", help="print the table rows as JSON instead of Markdown")
+    p.add_argument("--index-dir", type=Path, help="the eval's own index folder (default: .index/eval)")
+    p.add_argument("--docs-dir", type=Path, help="vLLM docs ingested beside the corpus (default: ../shared/vllm-docs)")
+    p.add_argument("--backend", choices=["extractive", "openai"], help="answer backend of the full pipeline")
+    p.add_argument(
+        "--write",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write eval/results.md and eval/results.json (default: only for a run of every set and system)",
+    )
+    p.set_defaults(func=cmd_eval)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from assistant.eval.dataset import SETS
+    from assistant.eval.runner import DEFAULT_DOCS_DIR, eval_settings, markdown_table, run_eval, write_results
+    from assistant.settings import Settings
+
+    settings = eval_settings(Settings().with_overrides(answer_backend=args.backend), args.index_dir)
+    sets = list(SETS) if args.set_name == "all" else [args.set_name]
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    progress = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+    run = run_eval(settings, sets, systems, docs_dir=args.docs_dir or DEFAULT_DOCS_DIR, progress=progress)
+    if args.json:
+        print(json.dumps({"meta": run.meta, "rows": [r.to_dict() for r in run.rows]}, indent=2))
+    else:
+        print(markdown_table(run.rows))
+    write = args.write if args.write is not None else (args.set_name == "all" and len(systems) == 3)
+    if write:
+        command = "python -m assistant eval" + (f" --backend {args.backend}" if args.backend else "")
+        md, js = write_results(run, REPO_ROOT / "eval", command)
+        progress(f"wrote {md.relative_to(REPO_ROOT)} and {js.relative_to(REPO_ROOT)}")
+    return 0

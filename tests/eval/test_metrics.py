@@ -1,0 +1,185 @@
+"""The eval's metrics and set loading: pure, no model, no store."""
+
+import json
+import math
+
+import pytest
+
+from assistant.eval.dataset import DatasetError, load_set, load_sets
+from assistant.eval.metrics import (
+    abstention,
+    check_citations,
+    claim_terms,
+    is_wrong_fix,
+    judged_ids,
+    key_fact_recall,
+    percentile,
+    retrieval_scores,
+    split_claims,
+)
+from assistant.models import Chunk
+
+
+def _chunk(cid: str, source: str | None = None, text: str = "", kind: str = "doc") -> Chunk:
+    return Chunk(
+        id=cid, kind=kind, title=cid, source=source or cid, origin="x", dense_text=text, lexical_text=text, data={}
+    )
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+def test_judged_ids_maps_parts_and_pages_to_their_label_once():
+    chunks = [
+        _chunk("docs/a.md#x~2", "docs/a.md#x"),
+        _chunk("docs/a.md#x", "docs/a.md#x"),
+        _chunk("docs/b.md#y", "docs/b.md#y"),
+        _chunk("entry-1", "corpus/entries/entry-1.yaml", kind="entry"),
+    ]
+    assert judged_ids(chunks, ["docs/a.md#x", "docs/b.md", "entry-1"]) == ["docs/a.md#x", "docs/b.md", "entry-1"]
+    assert judged_ids(chunks, []) == ["docs/a.md#x~2", "docs/a.md#x", "docs/b.md#y", "entry-1"]
+
+
+def test_retrieval_scores_from_ranx():
+    scores = retrieval_scores(
+        {"q1": ["a"], "q2": ["b", "c"], "q3": ["z"]},
+        {"q1": ["a", "x"], "q2": ["x", "y", "b"], "q3": []},
+    )
+    assert scores["q1"] == {"hit@1": 1.0, "hit@3": 1.0, "mrr@10": 1.0, "ndcg@10": 1.0}
+    assert scores["q2"]["hit@1"] == 0.0 and scores["q2"]["hit@3"] == 1.0
+    assert scores["q2"]["mrr@10"] == pytest.approx(1 / 3)
+    # one of two relevant at rank 3: DCG = 1/log2(4); ideal = 1 + 1/log2(3)
+    assert scores["q2"]["ndcg@10"] == pytest.approx(0.5 / (1 + 1 / math.log2(3)))
+    assert scores["q3"] == {"hit@1": 0.0, "hit@3": 0.0, "mrr@10": 0.0, "ndcg@10": 0.0}
+
+
+def test_retrieval_scores_keep_the_system_order_not_id_order():
+    assert retrieval_scores({"q": ["b"]}, {"q": ["z", "b"]})["q"]["mrr@10"] == pytest.approx(0.5)
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def test_key_fact_recall_is_a_share_and_zero_on_abstention():
+    text = "Start with `--enforce-eager`; upgrade to a build with PR #60479."
+    assert key_fact_recall(text, False, ["enforce[-_]eager", "60479", "tensor[_-]parallel"]) == pytest.approx(2 / 3)
+    assert key_fact_recall(text.upper(), False, ["enforce[-_]eager"]) == 1.0
+    assert key_fact_recall(text, True, ["enforce[-_]eager"]) == 0.0
+
+
+def test_claim_terms_pick_identifiers_flags_env_vars_issues_versions():
+    claim = "Set VLLM_BATCH_INVARIANT=1 and pass --enforce-eager or `torch.matmul` (PR #60479, fixed in 0.11.1)."
+    assert claim_terms(claim) == ["torch.matmul", "VLLM_BATCH_INVARIANT=1", "--enforce-eager", "#60479", "0.11.1"]
+    assert claim_terms("**Root cause:** the kernel bypasses an override") == []
+
+
+ANSWER = """**AWQ is not batch-invariant** [1]
+
+**Fix:** Upgrade to a build with PR #60479 and use `--enforce-eager`. [1]
+
+**From the docs: Troubleshooting** [2]
+
+Run this first:
+```bash
+export CUDA_LAUNCH_BLOCKING=1
+```
+[2]
+
+Sources:
+[1] AWQ entry — corpus/entries/awq.yaml
+[2] Troubleshooting — docs/usage/troubleshooting.md#x"""
+
+
+def test_split_claims_attaches_each_marker_to_its_claim():
+    claims = split_claims(ANSWER)
+    assert [(c.n, c.reference) for c in claims] == [(1, False), (1, False), (2, False), (2, False), (1, True), (2, True)]
+    assert "PR #60479" in claims[1].text
+    assert "CUDA_LAUNCH_BLOCKING" in claims[3].text and "Run this first" in claims[3].text
+
+
+def test_citations_valid_when_every_term_is_in_the_cited_source():
+    entry = _chunk("awq", text="Upgrade to a build with PR #60479. Workaround: --enforce-eager.", kind="entry")
+    doc = _chunk("docs/usage/troubleshooting.md#x", text="Set `export CUDA_LAUNCH_BLOCKING=1` to find the op.")
+    check = check_citations(ANSWER, {1: entry, 2: doc})
+    assert check.valid, check.problems
+
+
+def test_citation_invalid_when_a_term_is_missing_from_the_cited_source():
+    entry = _chunk("awq", text="Upgrade to a build with PR #60479.", kind="entry")
+    doc = _chunk("docs/usage/troubleshooting.md#x", text="Set `export CUDA_LAUNCH_BLOCKING=1` to find the op.")
+    check = check_citations(ANSWER, {1: entry, 2: doc})
+    assert not check.valid
+    assert any("--enforce-eager" in p for p in check.problems)
+
+
+def test_citation_invalid_when_a_marker_has_no_citation_or_there_is_none():
+    entry = _chunk("awq", text="PR #60479 --enforce-eager", kind="entry")
+    assert not check_citations(ANSWER, {1: entry}).valid  # [2] maps to nothing
+    assert not check_citations("Just upgrade.", {1: entry}).valid  # an answer must cite
+
+
+def test_citation_support_uses_the_cited_chunk_not_another():
+    entry = _chunk("awq", text="nothing specific", kind="entry")
+    doc = _chunk("d", text="PR #60479 --enforce-eager export CUDA_LAUNCH_BLOCKING=1")
+    assert not check_citations(ANSWER, {1: entry, 2: doc}).valid
+
+
+def test_wrong_fix_needs_the_near_entry_first_and_a_forbidden_fact():
+    assert is_wrong_fix("use --enforce-eager [1]", False, "awq", "awq", ["enforce[-_]eager"])
+    assert not is_wrong_fix("use --enforce-eager [1]", True, "awq", "awq", ["enforce[-_]eager"])
+    assert not is_wrong_fix("use --enforce-eager [1]", False, "docs/x.md#y", "awq", ["enforce[-_]eager"])
+    assert not is_wrong_fix("tune the kernel [1]", False, "awq", "awq", ["enforce[-_]eager"])
+
+
+def test_abstention_precision_recall_accuracy():
+    a = abstention([(True, True), (True, True), (True, False), (False, True), (False, False), (False, False)])
+    assert (a.tp, a.fp, a.fn, a.tn) == (2, 1, 1, 2)
+    assert a.precision == pytest.approx(2 / 3)
+    assert a.recall == pytest.approx(2 / 3)
+    assert a.accuracy == pytest.approx(4 / 6)
+
+
+def test_percentile():
+    assert percentile([10, 20, 30, 40, 50], 50) == 30
+    assert percentile([1.0] * 19 + [100.0], 95) == pytest.approx(5.95)
+    assert math.isnan(percentile([], 50))
+
+
+# --------------------------------------------------------------------------- sets
+
+
+def _write(tmp_path, name, rows):
+    (tmp_path / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+
+
+def test_the_repository_sets_load():
+    sets = load_sets("all")
+    assert {name: len(items) for name, items in sets.items()}.keys() == {"seed", "docs", "negatives", "near_miss"}
+    assert all(item.relevant and item.key_facts for item in sets["seed"] + sets["docs"])
+    assert all(item.near and item.forbidden_facts for item in sets["near_miss"])
+
+
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({"id": "s1", "query": "q", "expect": "answer", "key_facts": ["x"]}, "'relevant' must be a non-empty list"),
+        ({"id": "s1", "query": "q", "expect": "answer", "relevant": ["a"], "key_facts": ["("]}, "not a valid regex"),
+        ({"id": "s1", "query": "", "expect": "answer"}, "missing or empty 'query'"),
+        ({"id": "s1", "query": "q", "expect": "abstain"}, "holds expect='answer' items"),
+        ({"id": "s1", "query": "q", "expect": "answer", "relevant": ["a"], "key_facts": ["x"], "lang": "fr"}, "lang 'fr'"),
+    ],
+)
+def test_bad_lines_are_reported_with_file_and_line(tmp_path, row, message):
+    _write(tmp_path, "seed", [row])
+    with pytest.raises(DatasetError, match=message) as err:
+        load_set("seed", tmp_path)
+    assert "seed.jsonl:1" in str(err.value)
+
+
+def test_unknown_set_and_duplicate_ids_are_refused(tmp_path):
+    with pytest.raises(DatasetError, match="choose one of: seed, docs, negatives, near_miss"):
+        load_set("nope", tmp_path)
+    row = {"id": "n1", "query": "q", "expect": "abstain"}
+    _write(tmp_path, "negatives", [row, row])
+    with pytest.raises(DatasetError, match="duplicate id 'n1'"):
+        load_set("negatives", tmp_path)
