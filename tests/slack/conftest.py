@@ -32,6 +32,7 @@ class FakeSlackApi:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict]] = []
+        self.socket_url = ""  # what apps.connections.open hands out (Socket Mode tests)
         self._lock = threading.Lock()
         self._ts = 1_700_000_000
         fake = self
@@ -70,6 +71,8 @@ class FakeSlackApi:
                     "team": "test", "url": "https://test.slack.com/"}
         if method == "chat.postMessage":
             return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": {"text": args.get("text"), "ts": ts}}
+        if method == "apps.connections.open":
+            return {"ok": True, "url": self.socket_url}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": ts}
         return {"ok": True}
