@@ -17,6 +17,7 @@ import time
 STARTED = time.perf_counter()
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry, no version check
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub lookups
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # keep stderr to JSON log lines
 
 from fastapi import FastAPI  # noqa: E402
 

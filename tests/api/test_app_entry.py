@@ -1,0 +1,51 @@
+"""`python app.py`: one process serving UI and API on loopback, printing where to open it, logging JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from assistant.api.server import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_app_serves_ui_and_api_and_says_where(faces_index: Path, api_assistant, tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "ASSISTANT_INDEX_DIR": str(faces_index), "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3")}
+    env.pop("ASSISTANT_SLACK_BOT_TOKEN", None)
+    proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stderr.read()
+            try:
+                if httpx.get(base + "/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "app.py did not turn ready"
+            time.sleep(0.1)
+        root = httpx.get(base + "/", timeout=10)
+        assert root.status_code == 307 and root.headers["location"] == "/ui/"
+        ui = httpx.get(base + "/ui/", timeout=10)
+        assert ui.status_code == 200 and "<html" in ui.text.lower()
+        r = httpx.post(base + "/v1/ask", json={"question": "RuntimeError: not home_path.empty()"}, timeout=30)
+        assert r.status_code == 200 and r.json()["citations"]
+        assert httpx.post(base + "/slack/events", content=b"{}", timeout=10).status_code == 404  # Slack is off
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=30)
+    assert f"chat UI   {base}/ui/" in out
+    lines = [line for line in err.splitlines() if line.strip()]
+    records = [json.loads(line) for line in lines]  # every stderr line is a JSON log record
+    assert any(r["msg"] == "ready" for r in records)
+    assert any(r["msg"] == "request" and r.get("path") == "/v1/ask" and r["status"] == 200 for r in records)
