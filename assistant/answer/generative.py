@@ -220,11 +220,13 @@ class HideReasoning:
 
 
 def _failure_notice(exc: BaseException, settings: Settings) -> str:
+    import httpx
     import openai
 
-    if isinstance(exc, openai.APITimeoutError):
+    # A stream cut mid-answer surfaces as a raw httpx error, not wrapped by the openai client.
+    if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
         return NOTICES["timeout"].format(seconds=settings.llm_timeout)
-    if isinstance(exc, openai.APIConnectionError):
+    if isinstance(exc, (openai.APIConnectionError, httpx.TransportError)):
         return NOTICES["connect"]
     if isinstance(exc, openai.APIStatusError):
         return NOTICES["status"].format(status=exc.status_code)

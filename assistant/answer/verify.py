@@ -29,6 +29,8 @@ _PR = re.compile(r"(?:\b(?:PR|pr|pull request|issue)\s*#?\s*|(?<![\w&])#|/pull/|
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _SOURCES_HEADING = re.compile(r"^\s*[#*_]*\s*(sources|references|citations|来源|参考)\s*[:：]?\s*[*_]*\s*$", re.I | re.M)
+# The prompt's own scaffolding: a tiny model sometimes echoes the prompt instead of answering.
+_PROMPT_ECHO = re.compile(r"</?\s*(?:source|user_message|conversation)\b|\bCite the sources as\b", re.I)
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S)
 _WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
@@ -71,6 +73,11 @@ def strip_reasoning(text: str) -> str:
     if m and m.start() > 0:
         text = text[: m.start()].rstrip()
     return text
+
+
+def is_abstention(text: str) -> bool:
+    """The model's reply is the marker itself (an echo of the prompt that merely mentions it is not)."""
+    return text.strip().strip("*_`.\"'“” \n").upper() == ABSTAIN_MARKER
 
 
 def remove_bad_citations(text: str, valid: set[int]) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
@@ -233,7 +240,7 @@ def verify(
     `max_unverified` details unsupported, shares too few words with its sources, or looks broken.
     """
     text = strip_reasoning(text)
-    if ABSTAIN_MARKER in text:
+    if is_abstention(text):
         return Verification(text=text, cited=(), abstained=True, problems=("the model found no answer in the sources",))
     text, cited, removed = remove_bad_citations(text, set(sources))
     evidence = "\n".join(sources[n] for n in cited) + "\n" + question
@@ -244,15 +251,17 @@ def verify(
     text = mark_unverified(text, bad)
 
     problems: list[str] = []
-    broken = _looks_broken(text)
+    broken = _looks_broken(text) or ("the answer repeats the prompt" if _PROMPT_ECHO.search(text) else None)
     if broken:
         problems.append(broken)
     if not cited:
         problems.append("the answer cites none of the sources")
     if len({t.key for t in unverified}) > max_unverified:
         problems.append(f"{len(unverified)} flags, variables, versions or links appear in none of the cited sources")
-    if cited and not broken and _grounding(text, evidence) < min_grounding:
-        problems.append("the answer shares too little with its sources")
+    if cited and not broken:
+        sources_only = "\n".join(sources[n] for n in cited)
+        if _grounding(text, evidence) < min_grounding or _grounding(text, sources_only) < min_grounding / 2:
+            problems.append("the answer shares too little with its sources")
     return Verification(
         text=text,
         cited=cited,

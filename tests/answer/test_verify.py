@@ -108,8 +108,22 @@ def test_an_ungrounded_answer_fails_even_with_a_citation():
 
 
 def test_the_abstention_marker_is_an_abstention():
-    v = verify("NO_ANSWER", SOURCES)
-    assert v.abstained and not v.passed
+    for reply in ("NO_ANSWER", " **NO_ANSWER**.\n", "`no_answer`"):
+        v = verify(reply, SOURCES)
+        assert v.abstained and not v.passed
+
+
+def test_an_echo_of_the_prompt_is_not_an_abstention_but_fails():
+    echo = "<user_message>\nWhy is AWQ not batch-invariant?\n</user_message>\nCite the sources as [1] to [2]. If not, reply NO_ANSWER."
+    v = verify(echo, SOURCES, "Why is AWQ not batch-invariant?")
+    assert not v.abstained and not v.passed
+    assert "repeats the prompt" in v.problems[0]
+
+
+def test_restating_the_question_is_not_grounding():
+    q = "my deepseek server hangs forever after loading the tokenizer on kubernetes pods"
+    v = verify("Your deepseek server hangs forever after loading the tokenizer on kubernetes pods [1].", SOURCES, q)
+    assert not v.passed and "too little" in v.problems[0]
 
 
 def test_garbage_fails():

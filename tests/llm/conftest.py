@@ -13,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -53,19 +54,22 @@ class LlamaServer:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.proc: subprocess.Popen | None = None
+        self.log = None
 
-    def start(self, wait: float = 120.0) -> "LlamaServer":
+    def start(self, wait: float = 60.0) -> "LlamaServer":
         cmd = [
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(self.model), "--model_alias", "smollm2",
             "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(N_CTX), "--n_threads", str(min(2, os.cpu_count() or 1)),
         ]  # fmt: skip
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # llama.cpp logs ~200 KB while loading: to a file, since an unread pipe would fill and block it.
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="llama-server-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited: {self.proc.stderr.read()[-2000:]}")
+                raise RuntimeError(f"llama_cpp.server exited; see {self.log.name}: {Path(self.log.name).read_text()[-2000:]}")
             try:
                 if httpx.get(f"{self.base_url}/models", timeout=1.0).status_code == 200:
                     return self
@@ -87,6 +91,9 @@ class LlamaServer:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+        if self.log is not None:
+            self.log.close()
+            Path(self.log.name).unlink(missing_ok=True)
 
 
 def _require_llama_cpp() -> None:
