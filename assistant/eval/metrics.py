@@ -96,7 +96,7 @@ _ENV_VAR = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _ISSUE = re.compile(r"#\d{3,}")
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")
-_MARKER = re.compile(r"\[(\d+)\](?!\()")
+_MARKER = re.compile(r"(?<![\w\])])\[(\d+)\](?![(\[])")  # not `x[0]`, not a Markdown link
 _SOURCE_LINE = re.compile(r"^\[(\d+)\]\s+\S")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 
@@ -148,10 +148,17 @@ def split_claims(answer_text: str) -> list[Claim]:
     """
     claims: list[Claim] = []
     lines = answer_text.split("\n")
-    for i, line in enumerate(lines):
+    fenced = False
+    for i, raw in enumerate(lines):
+        if _FENCE_LINE.match(raw):
+            fenced = not fenced
+            continue
+        if fenced:  # quoted code: `outputs[0]` there is not a citation
+            continue
+        line = _BACKTICK.sub(lambda m: "`" + "x" * (len(m.group()) - 2) + "`", raw)  # same offsets, no markers
         if _SOURCE_LINE.match(line):
             m = _MARKER.match(line)
-            claims.append(Claim(int(m.group(1)), line, reference=True))
+            claims.append(Claim(int(m.group(1)), raw, reference=True))
             rest = line[m.end() :]
             claims += [Claim(int(x.group(1)), "", reference=True) for x in _MARKER.finditer(rest)]
             continue
@@ -175,7 +182,7 @@ def split_claims(answer_text: str) -> list[Claim]:
             continue
         start = 0
         for m in _MARKER.finditer(line):
-            claims.append(Claim(int(m.group(1)), line[start : m.start()]))
+            claims.append(Claim(int(m.group(1)), raw[start : m.start()]))
             start = m.end()
     return claims
 

@@ -183,3 +183,11 @@ def test_unknown_set_and_duplicate_ids_are_refused(tmp_path):
     _write(tmp_path, "negatives", [row, row])
     with pytest.raises(DatasetError, match="duplicate id 'n1'"):
         load_set("negatives", tmp_path)
+
+
+def test_indexing_in_code_is_not_a_citation_marker():
+    text = "Read the output with `outputs[0].text` [1]\n\n```python\nprint(outputs[0].outputs[0].text)\n```\n[1]"
+    claims = split_claims(text)
+    assert [c.n for c in claims] == [1, 1]
+    doc = _chunk("d", text="print(outputs[0].outputs[0].text) and outputs[0].text")
+    assert check_citations(text, {1: doc}).valid
