@@ -3,14 +3,14 @@ sources, each claim followed by the [n] of the source it came from (pure; no mod
 
 from __future__ import annotations
 
-import re
-
 from assistant.answer.text import ABSTAIN, CLOSEST, LABELS
 from assistant.models import Answer, Citation, Hit, Lang, Query
+from assistant.ingest.markdown_docs import split_blocks
 from assistant.text.tokenize import tokenize
 
 _MAX_SEE_ALSO = 2
-_DOC_EXCERPT_CHARS = 900
+_DOC_EXCERPT_CHARS = 1500  # a whole section part: cutting it risks cutting the flag that fixes it
+_SEE_ALSO_EXCERPT_CHARS = 400
 
 
 def _cite(text: str, n: int) -> str:
@@ -49,14 +49,15 @@ def _entry_body(data: dict, lang: Lang, n: int) -> list[str]:
     return lines
 
 
-def _excerpt(body: str, query: Query, limit: int) -> str:
+def _excerpt(body: str, query: Query, limit: int, keep_opening: bool = True) -> str:
     """The section's opening and the paragraphs sharing most words with the question, in page order."""
-    blocks = [b for b in re.split(r"\n\s*\n", body) if b.strip()]
+    blocks = split_blocks(body)
     if sum(len(b) for b in blocks) <= limit:
         return "\n\n".join(blocks)
-    wanted = set(query.lexical_tokens)
-    scored = sorted(range(1, len(blocks)), key=lambda i: -len(wanted & set(tokenize(blocks[i]))))
-    keep, size = {0}, len(blocks[0])
+    wanted = set(query.focus_tokens or query.lexical_tokens)
+    first = 0 if keep_opening else max(range(len(blocks)), key=lambda i: len(wanted & set(tokenize(blocks[i]))))
+    scored = sorted((i for i in range(len(blocks)) if i != first), key=lambda i: -len(wanted & set(tokenize(blocks[i]))))
+    keep, size = {first}, len(blocks[first])
     for i in scored:
         if size + len(blocks[i]) > limit:
             continue
@@ -112,5 +113,8 @@ def compose(query: Query, hits: list[Hit], min_confidence: float) -> Answer:
             n = len(citations) + 1
             citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
             lines.append(f"- {h.chunk.title} [{n}]")
+            if h.chunk.kind == "doc":  # the paragraph of that section closest to the question
+                snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
+                lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
     lines += [""] + _sources(citations, lang)
     return Answer(text="\n".join(lines), abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits))

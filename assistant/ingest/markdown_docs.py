@@ -76,6 +76,11 @@ def _blocks(lines: list[str]) -> list[str]:
     return out
 
 
+def split_blocks(text: str) -> list[str]:
+    """Paragraphs of a Markdown text, a code block (blank lines and all) being one paragraph."""
+    return _blocks(text.split("\n"))
+
+
 def _split_table(block: str, limit: int = _TABLE_ROWS_CHARS) -> list[str]:
     """A long table becomes groups of rows, each under the table's header: one row is one fact."""
     lines = block.split("\n")
