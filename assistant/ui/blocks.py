@@ -99,6 +99,7 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
         down.click(lambda c, s: feedback("down", c, s), [comment, last], [fb_status, comment], api_name="feedback_down")
         new.click(clear, None, outputs + [fb_status], api_name=False)
     demo.css = _CSS
+    demo.queue(default_concurrency_limit=4)  # answers take milliseconds; a few users at once, not one
     return demo
 
 
