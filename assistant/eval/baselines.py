@@ -79,10 +79,14 @@ class DenseOnly:
 SYSTEMS = {"full": FullPipeline, "bm25": BM25Only, "dense": DenseOnly}
 
 
-def make_systems(assistant: Assistant, names: list[str]) -> list[System]:
+def check_system_names(names: list[str]) -> None:
     from assistant.errors import ConfigError
 
     unknown = [n for n in names if n not in SYSTEMS]
-    if unknown:
-        raise ConfigError(f"unknown system {unknown[0]!r}; choose from: {', '.join(SYSTEMS)}")
+    if unknown or not names:
+        raise ConfigError(f"unknown system {(unknown or [''])[0]!r}; choose from: {', '.join(SYSTEMS)}")
+
+
+def make_systems(assistant: Assistant, names: list[str]) -> list[System]:
+    check_system_names(names)
     return [SYSTEMS[n](assistant) for n in names]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ class Result:
     system: str
     answer: Answer
     latency_ms: float
+    cpu_ms: float = float("nan")  # CPU time of the process (all threads): the cost without the wait for a core
     ranked: list[str] = field(default_factory=list)  # judged ids, rank order
     retrieval: dict[str, float] = field(default_factory=dict)
     facts: float = float("nan")
@@ -84,10 +86,11 @@ def run_system(
     if items:
         system.answer(items[0].query)  # warm: first-call costs are not query latency
     for i, item in enumerate(items, start=1):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         answer = system.answer(item.query)
         elapsed = (time.perf_counter() - started) * 1000
-        result = Result(item=item, system=system.name, answer=answer, latency_ms=elapsed)
+        cpu_ms = (time.process_time() - cpu) * 1000
+        result = Result(item=item, system=system.name, answer=answer, latency_ms=elapsed, cpu_ms=cpu_ms)
         result.ranked = judged_ids([h.chunk for h in answer.hits], item.relevant)
         if item.answerable:
             result.facts = key_fact_recall(answer.text, answer.abstained, item.key_facts)
@@ -121,6 +124,7 @@ METRIC_COLUMNS = [
     ("wrong_fix_rate", "wrong-fix rate"),
     ("p50_ms", "p50 ms"),
     ("p95_ms", "p95 ms"),
+    ("cpu_p50_ms", "CPU p50 ms"),
 ]
 
 
@@ -144,6 +148,7 @@ def summarize(results: Sequence[Result], set_name: str, system: str) -> Row:
     m["wrong_fix_rate"] = mean(1.0 if r.wrong_fix else 0.0 for r in near)
     latencies = [r.latency_ms for r in results]
     m["p50_ms"], m["p95_ms"] = percentile(latencies, 50), percentile(latencies, 95)
+    m["cpu_p50_ms"] = percentile([r.cpu_ms for r in results], 50)
     return Row(set=set_name, system=system, n=len(results), metrics=m)
 
 
@@ -197,6 +202,7 @@ def result_record(r: Result) -> dict:
         "citations_valid": r.citations_valid,
         "wrong_fix": r.wrong_fix,
         "latency_ms": round(r.latency_ms, 1),
+        "cpu_ms": round(r.cpu_ms, 1),
         "failures": r.failures,
     }
 
@@ -226,9 +232,10 @@ def run_eval(
     """Build/update the eval index, run every system over the chosen sets, and score them."""
     import platform
 
-    from assistant.eval.baselines import make_systems
+    from assistant.eval.baselines import check_system_names, make_systems
     from assistant.eval.dataset import DEFAULT_SETS_DIR, load_sets
 
+    check_system_names(list(system_names))
     sets = load_sets(list(set_names), sets_dir or DEFAULT_SETS_DIR)
     items = [item for name in set_names for item in sets[name]]
     if assistant is None:
@@ -249,7 +256,8 @@ def run_eval(
         "answer_backend": settings.answer_backend,
         "min_confidence": settings.min_confidence,
         "top_k": settings.top_k,
-        "machine": f"{platform.machine()}, {__import__('os').cpu_count()} CPU cores, Python {platform.python_version()}",
+        "load_avg": round(os.getloadavg()[0], 1),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, Python {platform.python_version()}",
     }
     return EvalRun(list(set_names), list(system_names), results, table_rows(results, list(set_names), list(system_names)), meta)
 
@@ -262,8 +270,9 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         f"Index: {run.meta['index_chunks']} chunks (curated corpus + vLLM docs); embedding model "
         f"`{run.meta['embedding_model']}`; answer backend `{run.meta['answer_backend']}`; "
-        f"min_confidence {run.meta['min_confidence']}; {run.meta['machine']}. Latency is per query, warm, "
-        "on a shared machine: read it as an order of magnitude.",
+        f"min_confidence {run.meta['min_confidence']}; {run.meta['machine']}. Latency is wall time per query, warm, "
+        f"on a shared machine (1-min load average {run.meta.get('load_avg', '?')} at the end of the run): read it as an "
+        "order of magnitude; `CPU p50` is the process CPU time per query (all threads), which the load does not inflate.",
         "",
         markdown_table(run.rows),
         "",

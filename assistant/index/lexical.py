@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from assistant.models import Chunk
+from assistant.text.signals import without_log_chrome
 from assistant.text.tokenize import tokenize
 
-_FORMAT = 2
+_FORMAT = 3
 
 
 class LexicalIndex:
@@ -28,7 +29,7 @@ class LexicalIndex:
         self.chunks: list[Chunk] = list(chunks)
         self.by_id: dict[str, Chunk] = {c.id: c for c in self.chunks}
         self.position: dict[str, int] = {c.id: i for i, c in enumerate(self.chunks)}
-        corpus = [tokenize(c.lexical_text) for c in self.chunks]
+        corpus = [lexical_tokens(c.lexical_text) for c in self.chunks]
         self.df: Counter[str] = Counter()
         for toks in corpus:
             self.df.update(set(toks))
@@ -83,6 +84,11 @@ class LexicalIndex:
         return blob["index"]
 
 
+def lexical_tokens(text: str) -> list[str]:
+    """A chunk's BM25 tokens: its text without log chrome (sample tracebacks must not match every paste)."""
+    return tokenize(without_log_chrome(text))
+
+
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
-    return frozenset(tokenize(text))
+    return frozenset(lexical_tokens(text))

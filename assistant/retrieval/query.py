@@ -5,7 +5,7 @@ from __future__ import annotations
 from assistant.models import Query, Turn
 from assistant.text.glossary import english_view, translate_terms
 from assistant.text.lang import detect_lang
-from assistant.text.signals import extract_signals, salient_text
+from assistant.text.signals import extract_signals, salient_text, without_log_chrome
 from assistant.text.tokenize import tokenize
 
 
@@ -14,7 +14,7 @@ def analyze(text: str) -> Query:
     lang = detect_lang(text)
     signals = extract_signals(text)
     focus = salient_text(text, limit=600)
-    tokens = tokenize(text)  # BM25's IDF discounts log noise; cutting lines could cut the one that matters
+    tokens = tokenize(without_log_chrome(text))  # every line but its log chrome: any line may be the one that matters
     # Signals found anywhere in the paste count again: they are what identifies a known problem.
     for term in signals.messages + signals.strong_terms():
         tokens.extend(tokenize(term))

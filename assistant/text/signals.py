@@ -91,3 +91,28 @@ def salient_text(text: str, limit: int = 600) -> str:
         out.append(part[:limit])
         size += len(part) + 1
     return "\n".join(out) if out else text.strip()[:limit]
+
+
+_FRAME_FUNC = re.compile(r'^\s*File "[^"]+", line \d+, in (\S+)')
+_LOG_TAG = re.compile(r"^\s*(?:\(\w+[^)]*\)\s*)?(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)?:?\s*(?:\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}\S*\s*)?(?:\[[\w./-]+:\d+\]\s*)?")
+
+
+def without_log_chrome(text: str) -> str:
+    """The text a lexical index should count: log prefixes, frame paths and caret lines removed.
+
+    Every traceback shares `File "/usr/local/lib/python3.12/dist-packages/...", line N` and every server
+    log shares `(EngineCore_DP0 pid=..) ERROR 10-02 13:07:51 [core.py:720]`; counted as words they make
+    any two tracebacks look alike. The function names of the frames stay: they say where it failed.
+    """
+    out = []
+    for line in text.split("\n"):
+        line = _LOG_TAG.sub("", line, count=1) if _LOG_PREFIX.match(line) or line.lstrip().startswith("(") else line
+        frame = _FRAME_FUNC.match(line)
+        if frame:
+            out.append(frame.group(1))
+            continue
+        stripped = line.strip()
+        if not stripped or stripped.startswith("Traceback (most recent call last)") or set(stripped) <= set("^~ "):
+            continue
+        out.append(line)
+    return "\n".join(out)
