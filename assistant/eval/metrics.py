@@ -16,7 +16,6 @@ Definitions (also in eval/README.md):
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -295,7 +294,3 @@ class Row:
 
 def _json_num(v: float) -> float | None:
     return None if v != v else round(v, 4)  # NaN -> null
-
-
-def dumps(rows: Sequence[Row]) -> str:
-    return json.dumps([r.to_dict() for r in rows], indent=2)
