@@ -119,7 +119,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 def evidence_text(chunk: Chunk) -> str:
     """Everything a source states, in every language: what a cited detail is checked against."""
-    return "\n".join([chunk.title, chunk.source, chunk.dense_text, *_strings(chunk.data)])
+    return "\n".join([chunk.title, chunk.source, chunk.dense_text, chunk.lexical_text, *_strings(chunk.data)])
 
 
 def pick_sources(hits: Sequence[Hit], min_confidence: float, limit: int = MAX_SOURCES) -> list[Hit]:

@@ -1,33 +1,44 @@
 """Checking a generated answer against the sources it cites (pure; no model, no I/O).
 
 An LLM writes fluently and invents confidently. What it invents that hurts most in a vLLM fix is the
-checkable detail: a citation number, a `--flag`, an `ENV_VAR`, a version, a PR number, a URL. Each of
-those must appear in a source the answer cites (or in the user's own question); otherwise it is marked
-"(unverified)". Citation numbers that map to no source are removed. An answer that cites nothing, is
-mostly unsupported or looks like garbage fails, and the caller falls back to the extractive answer.
+checkable detail: a citation number, a `--flag`, an `ENV_VAR`, a version, a PR number, a URL, a
+quoted `code span`. The rules:
+
+- a citation number that maps to no source is removed;
+- a claim (the text before a `[n]` on its line, or the block above a `[n]` standing alone) keeps a
+  citation only if that source states every checkable detail of the claim; otherwise the citation is
+  dropped (the source does not back it) — so every `[n]` left is a citation the source supports;
+- a flag, variable, version, PR number or URL found in none of the cited sources nor in the user's
+  own question is marked "(unverified)";
+- the answer fails (the caller shows the extractive answer) when it abstains, cites nothing, leaves
+  more than a few details unverified, shares too few words with its sources, echoes the prompt, or
+  looks broken.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
-TermKind = Literal["flag", "env", "version", "pr", "url"]
+TermKind = Literal["flag", "env", "version", "pr", "url", "code"]
 
 UNVERIFIED = "(unverified)"
 ABSTAIN_MARKER = "NO_ANSWER"
 
-# [1], [1, 2], [1][3]; the numbers are checked one by one.
-_CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# A citation marker: [1] or [1, 2]; not `x[0]`, not a Markdown link `[1](...)`.
+_MARKER = re.compile(r"(?<![\w\])])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?![(\[])")
+_ADJACENT = re.compile(r"(?<![\w\])])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\][ \t]*\[(?=\d{1,3}(?:\s*,\s*\d{1,3})*\])")
+_SOURCE_LINE = re.compile(r"^\[(\d+)\]\s+\S")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+[^\s<>()\[\]`'\".,;:!?]")
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
-_ENV = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")
-_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+|\.dev\d+)?(?![\w]|\.\d)")
+_ENV = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]*[^\s`'\",;)\].])?")
+_ENV_AS_EVAL = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]+)?")  # may end in "."
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+|\.dev\d+)?(?![\w.]*\w)")
 _PR = re.compile(r"(?:\b(?:PR|pr|pull request|issue)\s*#?\s*|(?<![\w&])#|/pull/|/issues/)(\d{3,6})\b")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 _SOURCES_HEADING = re.compile(r"^\s*[#*_]*\s*(sources|references|citations|来源|参考)\s*[:：]?\s*[*_]*\s*$", re.I | re.M)
 # The prompt's own scaffolding: a tiny model sometimes echoes the prompt instead of answering.
 _PROMPT_ECHO = re.compile(r"</?\s*(?:source|user_message|conversation)\b|\bCite the sources as\b", re.I)
@@ -48,22 +59,31 @@ _STOP = frozenset(
 class Term:
     kind: TermKind
     text: str  # as written in the answer
-    key: str  # what must be found in a source
+
+    @property
+    def key(self) -> str:
+        """What a source must contain."""
+        if self.kind == "pr":
+            return re.sub(r"\D", "", self.text.rsplit("/", 1)[-1] if "/" in self.text else self.text)
+        return self.text.rstrip("/") if self.kind == "url" else self.text
 
 
 @dataclass(frozen=True)
 class Verification:
     text: str  # the answer after removals and markings
-    cited: tuple[int, ...]  # valid source numbers the answer cites, in first-use order
-    removed_citations: tuple[int, ...] = ()
+    cited: tuple[int, ...]  # source numbers still cited, in first-use order
+    removed_citations: tuple[int, ...] = ()  # numbers that mapped to no source
+    detached: int = 0  # claims whose citation was dropped because the source does not state their details
     unverified: tuple[Term, ...] = ()
-    verified: tuple[Term, ...] = ()
     abstained: bool = False
-    problems: tuple[str, ...] = field(default_factory=tuple)  # why it failed; empty when it passed
+    problems: tuple[str, ...] = ()  # why it failed; empty when it passed
 
     @property
     def passed(self) -> bool:
         return not self.problems and not self.abstained
+
+
+# --- small pure helpers -----------------------------------------------------------------------------
 
 
 def strip_reasoning(text: str) -> str:
@@ -80,76 +100,182 @@ def is_abstention(text: str) -> bool:
     return text.strip().strip("*_`.\"'“” \n").upper() == ABSTAIN_MARKER
 
 
-def remove_bad_citations(text: str, valid: set[int]) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
-    """Drop citation numbers that map to no source: (text, valid numbers cited, numbers removed)."""
-    cited: list[int] = []
-    removed: list[int] = []
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).lower()
 
-    def fix(m: re.Match) -> str:
-        keep = []
-        for part in m.group(1).split(","):
-            n = int(part)
-            if n in valid:
-                keep.append(n)
-                if n not in cited:
-                    cited.append(n)
-            elif n not in removed:
-                removed.append(n)
-        return "".join(f"[{n}]" for n in keep)
 
-    out = _CITE.sub(fix, text)
-    out = re.sub(r"[ \t]+([.,;:!?])", r"\1", out)  # "fix it [9]." -> "fix it."
-    out = re.sub(r"[ \t]+$", "", out, flags=re.M)
-    return out, tuple(cited), tuple(removed)
+def _mask_code(line: str) -> str:
+    """The line with inline code blanked out (same offsets): `outputs[0]` holds no citation."""
+    return _INLINE_CODE.sub(lambda m: "`" + "x" * (len(m.group()) - 2) + "`", line)
 
 
 def find_terms(text: str) -> list[tuple[int, int, Term]]:
-    """The checkable details in an answer with their spans, URLs first (their insides are not re-checked)."""
+    """The checkable details (flag, env, version, PR, URL) with their spans; URL insides are not re-checked."""
     found: list[tuple[int, int, Term]] = []
-    taken: list[tuple[int, int]] = []
-
-    def free(a: int, b: int) -> bool:
-        return all(b <= s or a >= e for s, e in taken)
 
     def add(a: int, b: int, term: Term) -> None:
-        if free(a, b):
+        if all(b <= s or a >= e for s, e, _t in found):
             found.append((a, b, term))
-            taken.append((a, b))
 
     for m in _URL.finditer(text):
-        add(m.start(), m.end(), Term("url", m.group(0), m.group(0).rstrip("/")))
+        add(m.start(), m.end(), Term("url", m.group(0)))
     for m in _PR.finditer(text):
-        add(m.start(), m.end(), Term("pr", m.group(0), m.group(1)))
+        add(m.start(), m.end(), Term("pr", m.group(0)))
     for m in _FLAG.finditer(text):
-        add(m.start(), m.end(), Term("flag", m.group(0), m.group(0)))
+        add(m.start(), m.end(), Term("flag", m.group(0)))
     for m in _ENV.finditer(text):
         if m.group(0) != ABSTAIN_MARKER:
-            add(m.start(), m.end(), Term("env", m.group(0), m.group(0)))
+            add(m.start(), m.end(), Term("env", m.group(0)))
     for m in _VERSION.finditer(text):
-        add(m.start(), m.end(), Term("version", m.group(0), m.group(0).lstrip("v")))
+        add(m.start(), m.end(), Term("version", m.group(0)))
     return sorted(found, key=lambda f: f[0])
 
 
+def claim_terms(claim: str) -> list[Term]:
+    """What a cited claim must share with its source: its code spans and the details outside them."""
+    terms = [Term("code", s.strip()) for s in _INLINE_CODE.findall(claim) if s.strip()]
+    outside = _INLINE_CODE.sub(" ", claim)
+    terms += [t for _a, _b, t in find_terms(outside)]
+    # `X=1.` at a sentence end: the citation check reads the dot too, so the source must have it as well.
+    terms += [Term("env", m.group(0)) for m in _ENV_AS_EVAL.finditer(outside) if m.group(0).endswith(".")]
+    return list(dict.fromkeys(terms))
+
+
 def supported(term: Term, evidence: str) -> bool:
-    """Whether a source (or the question) states the term, as a whole token."""
-    key = re.escape(term.key)
+    """Whether the evidence states the term (case-insensitive; versions and numbers as whole tokens)."""
+    text = _norm(evidence)
+    key = _norm(term.key)
     if term.kind == "pr":
-        pattern = rf"(?<!\d){key}(?!\d)"
-    elif term.kind == "version":
-        pattern = rf"(?<![\w.])v?{key}(?![\w]|\.\d)"
-    elif term.kind == "flag":
-        # --max-model-len is also written max_model_len (Python API); both spellings count.
-        alt = re.escape(term.key.lstrip("-").replace("-", "_"))
-        pattern = rf"(?<![\w-])(?:{key}|{alt})(?![\w-])"
-    elif term.kind == "url":
-        pattern = rf"{key}/?(?![\w/])"
-    else:
-        pattern = rf"(?<![\w-]){key}(?![\w-])"
-    return re.search(pattern, evidence) is not None
+        number = rf"(?<!\d){re.escape(key)}(?!\d)"
+        return re.search(("#" if "#" in term.text else "") + number, text) is not None
+    if term.kind == "version":
+        return re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", text) is not None
+    return key in text
+
+
+def _grounding(text: str, evidence: str) -> float:
+    """Share of the answer's content words (English words, Chinese character pairs) found in the evidence."""
+
+    def words(t: str) -> list[str]:
+        t = t.lower()
+        out = [w for w in _WORD.findall(t) if w not in _STOP]
+        for run in _CJK_RUN.findall(t):
+            out += [run[i : i + 2] for i in range(len(run) - 1)]
+        return out
+
+    mine = words(_MARKER.sub(" ", text))
+    if not mine:
+        return 0.0
+    have = set(words(evidence))
+    return sum(w in have for w in mine) / len(mine)
+
+
+def _looks_broken(text: str) -> str | None:
+    """A reason when the text is not an answer: empty, mostly symbols, a loop, or the prompt echoed."""
+    visible = re.sub(r"\s", "", text)
+    if len(visible) < 20:
+        return "the answer is empty or too short"
+    if sum(ch.isalnum() for ch in visible) / len(visible) < 0.5:
+        return "the answer is mostly symbols"
+    lines = [ln.strip() for ln in text.splitlines() if len(ln.strip()) > 15]
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?。])\s+", text) if len(s.strip()) > 15]
+    for items in (lines, sentences):
+        if items and max(items.count(s) for s in items) >= 3:
+            return "the answer repeats itself"
+    if _PROMPT_ECHO.search(text):
+        return "the answer repeats the prompt"
+    return None
+
+
+# --- citations, claim by claim ----------------------------------------------------------------------
+
+
+@dataclass
+class _Marker:
+    line: int
+    start: int
+    end: int
+    numbers: list[int]
+    claim: str
+
+
+def _markers(lines: list[str]) -> list[_Marker]:
+    """Every citation marker outside code, with the claim it backs (the same reading as the eval's)."""
+    out: list[_Marker] = []
+    fenced = False
+    for i, raw in enumerate(lines):
+        if _FENCE.match(raw):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        line = _mask_code(raw)
+        if _SOURCE_LINE.match(line):
+            continue  # a source list line; ours is added after verification
+        found = list(_MARKER.finditer(line))
+        if len(found) == 1 and found[0].group(0) == line.strip():
+            out.append(_Marker(i, found[0].start(), found[0].end(), _numbers(found[0]), _block_above(lines, i)))
+            continue
+        start = 0
+        for m in found:
+            out.append(_Marker(i, m.start(), m.end(), _numbers(m), raw[start : m.start()]))
+            start = m.end()
+    return out
+
+
+def _numbers(m: re.Match) -> list[int]:
+    return [int(n) for n in m.group(1).split(",")]
+
+
+def _block_above(lines: list[str], i: int) -> str:
+    """What a marker alone on its line backs: the fenced block above (with its lead-in), else the paragraph."""
+    block: list[str] = []
+    j = i - 1
+    in_fence = j >= 0 and _FENCE.match(lines[j]) is not None
+    while j >= 0:
+        prev = lines[j]
+        if in_fence:
+            block.insert(0, prev)
+            if _FENCE.match(prev) and len(block) > 1:
+                in_fence = False
+            j -= 1
+            continue
+        if not prev.strip() or _MARKER.search(_mask_code(prev)):
+            break
+        block.insert(0, prev)
+        j -= 1
+    return "\n".join(block)
+
+
+def _join_adjacent(text: str) -> str:
+    """`[1][3]` and `[1] [3]` become `[1, 3]`, so a group of citations is read as one."""
+    while True:
+        joined = _ADJACENT.sub(lambda m: f"[{m.group(1)}, ", text)
+        if joined == text:
+            return text
+        text = joined
+
+
+def _apply_markers(lines: list[str], markers: list[_Marker], keep: dict[int, list[int]]) -> list[str]:
+    """Rewrite each marker with the numbers kept for it (each as its own [n]), or remove it."""
+    lines = list(lines)
+    for idx in sorted(range(len(markers)), key=lambda k: (markers[k].line, -markers[k].start)):
+        mk = markers[idx]
+        numbers = keep.get(idx, [])
+        new = " ".join(f"[{n}]" for n in numbers)
+        line = lines[mk.line]
+        if new:
+            lines[mk.line] = line[: mk.start] + new + line[mk.end :]
+        else:
+            left = line[: mk.start].rstrip(" \t")
+            lines[mk.line] = left + line[mk.end :]
+    return lines
+
+
+# --- marking unverified details ---------------------------------------------------------------------
 
 
 def _code_regions(text: str) -> list[tuple[int, int]]:
-    """Spans of fenced code blocks (a marker inside one would break a command: it goes in a comment)."""
     regions, start, pos = [], None, 0
     for line in text.splitlines(keepends=True):
         if _FENCE.match(line):
@@ -177,51 +303,16 @@ def mark_unverified(text: str, spans: list[tuple[int, int, Term]]) -> str:
             inserts.setdefault(eol, []).append(f"  # {term.text} {UNVERIFIED}")
             continue
         code = next(((s, e) for s, e in inline if s <= a < e), None)
-        at = code[1] if code else b
-        if f" {UNVERIFIED}" not in inserts.get(at, []):
-            inserts.setdefault(at, []).append(f" {UNVERIFIED}")
+        inserts.setdefault(code[1] if code else b, []).append(f" {UNVERIFIED}")
     out, last = [], 0
     for at in sorted(inserts):
-        out.append(text[last:at])
-        out.append("".join(dict.fromkeys(inserts[at])))
+        out += [text[last:at], "".join(dict.fromkeys(inserts[at]))]
         last = at
     out.append(text[last:])
     return "".join(out)
 
 
-def _looks_broken(text: str) -> str | None:
-    """A reason when the text is not an answer: empty, mostly symbols, or a loop of one line."""
-    visible = re.sub(r"\s", "", text)
-    if len(visible) < 20:
-        return "the answer is empty or too short"
-    wordish = sum(ch.isalnum() for ch in visible)
-    if wordish / len(visible) < 0.5:
-        return "the answer is mostly symbols"
-    lines = [ln.strip() for ln in text.splitlines() if len(ln.strip()) > 15]
-    if lines and max(lines.count(ln) for ln in lines) >= 3:
-        return "the answer repeats itself"
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?。])\s+", text) if len(s.strip()) > 15]
-    if sentences and max(sentences.count(s) for s in sentences) >= 3:
-        return "the answer repeats itself"
-    return None
-
-
-def _content_words(text: str) -> list[str]:
-    """English words of four letters or more, and Chinese character pairs (Chinese has no spaces)."""
-    text = text.lower()
-    words = [w for w in _WORD.findall(text) if w not in _STOP]
-    for run in _CJK_RUN.findall(text):
-        words += [run[i : i + 2] for i in range(len(run) - 1)]
-    return words
-
-
-def _grounding(text: str, evidence: str) -> float:
-    """Share of the answer's content words that occur in the cited sources or the question."""
-    words = _content_words(_CITE.sub(" ", text))
-    if not words:
-        return 0.0
-    have = set(_content_words(evidence))
-    return sum(w in have for w in words) / len(words)
+# --- the verdict ----------------------------------------------------------------------------------
 
 
 def verify(
@@ -234,30 +325,46 @@ def verify(
 ) -> Verification:
     """Clean and judge a generated answer.
 
-    `sources` maps each source number given to the model to the full text of that source. Details are
-    checked against the sources the answer actually cites, plus the question (a user's own flag may be
-    repeated back). The answer fails when it abstains, cites no valid source, leaves more than
-    `max_unverified` details unsupported, shares too few words with its sources, or looks broken.
+    `sources` maps each source number given to the model to the full text of that source. A cited
+    claim keeps only the citations whose source states all its details; other details must appear in
+    some cited source or in the question (a user's own flag may be repeated back) or get marked.
     """
     text = strip_reasoning(text)
     if is_abstention(text):
         return Verification(text=text, cited=(), abstained=True, problems=("the model found no answer in the sources",))
-    text, cited, removed = remove_bad_citations(text, set(sources))
+
+    lines = _join_adjacent(text).split("\n")
+    markers = _markers(lines)
+    removed: list[int] = []
+    keep: dict[int, list[int]] = {}
+    detached = 0
+    for idx, mk in enumerate(markers):
+        valid = [n for n in dict.fromkeys(mk.numbers) if n in sources]
+        removed += [n for n in mk.numbers if n not in sources and n not in removed]
+        terms = claim_terms(mk.claim)
+        backing = [n for n in valid if all(supported(t, sources[n]) for t in terms)]
+        if valid and not backing:
+            detached += 1
+        keep[idx] = backing
+    text = "\n".join(_apply_markers(lines, markers, keep))
+    text = re.sub(r"[ \t]+([.,;:!?。，])", r"\1", text)  # "fix it [9]." -> "fix it."
+    cited = tuple(dict.fromkeys(n for idx in sorted(keep) for n in keep[idx]))
+
     evidence = "\n".join(sources[n] for n in cited) + "\n" + question
-    spans = find_terms(text)
-    bad = [(a, b, t) for a, b, t in spans if not supported(t, evidence)]
-    good = [t for _a, _b, t in spans if supported(t, evidence)]
+    bad = [(a, b, t) for a, b, t in find_terms(text) if not supported(t, evidence)]
     unverified = tuple(dict.fromkeys(t for _a, _b, t in bad))
     text = mark_unverified(text, bad)
 
     problems: list[str] = []
-    broken = _looks_broken(text) or ("the answer repeats the prompt" if _PROMPT_ECHO.search(text) else None)
+    broken = _looks_broken(text)
     if broken:
         problems.append(broken)
     if not cited:
-        problems.append("the answer cites none of the sources")
-    if len({t.key for t in unverified}) > max_unverified:
+        problems.append("the answer cites none of the sources for what it says")
+    if len(unverified) > max_unverified:
         problems.append(f"{len(unverified)} flags, variables, versions or links appear in none of the cited sources")
+    if cited and detached > len([k for k in keep.values() if k]):
+        problems.append("most claims are not backed by the sources they cite")
     if cited and not broken:
         sources_only = "\n".join(sources[n] for n in cited)
         if _grounding(text, evidence) < min_grounding or _grounding(text, sources_only) < min_grounding / 2:
@@ -265,8 +372,8 @@ def verify(
     return Verification(
         text=text,
         cited=cited,
-        removed_citations=removed,
+        removed_citations=tuple(removed),
+        detached=detached,
         unverified=unverified,
-        verified=tuple(dict.fromkeys(good)),
         problems=tuple(problems),
     )

@@ -109,7 +109,7 @@ def test_finish_reports_unverified_details_in_the_notice():
     query = analyze("AWQ model not batch invariant on SM80")
     hits = [_entry("a", 0.9)]
     prompt = build_prompt(query, hits, 0.5)
-    raw = "The AWQ matmul bypasses the batch-invariant override; start with --enforce-eager --magic-fix [1]."
+    raw = "The AWQ matmul bypasses the batch-invariant override [1].\nStart with --enforce-eager --magic-fix [1]."
     answer = finish(prompt, raw, query, hits, compose(query, hits, 0.5))
     assert "--magic-fix (unverified)" in answer.text
     assert "--magic-fix" in answer.notice and "--enforce-eager" not in answer.notice
