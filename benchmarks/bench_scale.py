@@ -321,13 +321,22 @@ def table(rows: list[dict]) -> str:
     return "\n".join([head, rule, *body])
 
 
-def render(rows_path: Path, out: Path | None) -> str:
-    """Re-render the table from the JSON rows a run printed (one per line)."""
-    rows = [json.loads(line) for line in rows_path.read_text().splitlines() if line.startswith("{")]
-    text = table(rows)
-    if out:
-        out.write_text(text + "\n", encoding="utf-8")
-    return text
+def markdown(rows: list[dict], command: str, repeats: int, full_upto: int, fraction: float) -> str:
+    import os
+    import platform
+
+    note = (
+        f"Machine: {os.cpu_count()} CPU cores, no GPU, Python {platform.python_version()}, shared with other jobs "
+        "(the `load avg` column: 1-minute load average at the end of each size's run; on 2 cores anything above 2 "
+        "means the wall times include waiting for a core). "
+        f"Queries: the {len(_queries())} seed + docs eval questions, x{repeats}, warm. "
+        "Answer latency = `Assistant.ask` (query analysis, query embedding, Chroma + BM25, fusion, evidence, "
+        "extractive answer); `answer CPU p50` = process CPU time per answer (all threads). "
+        f"Sizes above {full_upto} chunks: {fraction:.0%} of the chunks not already cached were embedded by the model "
+        "(the rest: a model-embedded neighbour's vector plus noise), so `ingest s (all embedded, est.)` = measured "
+        "load+store time + chunks x measured model ms/chunk. Index size = Chroma folder + BM25 pickle on disk."
+    )
+    return f"# Scale benchmark\n\n`{command}`\n\n{note}\n\n{table(rows)}\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,38 +349,33 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of uncached chunks the model embeds during ingest above --full-upto (the rest: neighbour + noise)")
     p.add_argument("--full-upto", type=int, default=1000, help="sizes up to this are embedded by the model in full")
     p.add_argument("--write", type=Path, help="also write the table as Markdown here")
+    p.add_argument("--rows", type=Path, help="only render the JSON rows (one per line) of earlier runs")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child mode: measure one size, print JSON
     args = p.parse_args(argv)
+    command = "python benchmarks/bench_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     if args.one:
         print(json.dumps(run_one(args.one, args.work, args.docs, args.repeats, args.embed_fraction)), flush=True)
         return 0
 
-    rows = []
-    for n in args.sizes:
-        print(f"[bench] {n} chunks ...", file=sys.stderr, flush=True)
-        cmd = [sys.executable, __file__, "--one", str(n), "--work", str(args.work), "--docs", str(args.docs),
-               "--repeats", str(args.repeats), "--embed-fraction", str(1.0 if n <= args.full_upto else args.embed_fraction)]
-        out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if out.returncode != 0:
-            print(out.stderr[-3000:], file=sys.stderr)
-            return 1
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    text = table(rows)
-    print(text)
+    if args.rows:
+        rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.startswith("{")]
+    else:
+        rows = []
+        for n in args.sizes:
+            print(f"[bench] {n} chunks ...", file=sys.stderr, flush=True)
+            fraction = 1.0 if n <= args.full_upto else args.embed_fraction
+            cmd = [sys.executable, __file__, "--one", str(n), "--work", str(args.work), "--docs", str(args.docs),
+                   "--repeats", str(args.repeats), "--embed-fraction", str(fraction)]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                print(out.stderr[-3000:], file=sys.stderr)
+                return 1
+            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    print(table(rows))
     if args.write:
-        import os
-        import platform
-
-        note = (
-            f"Machine: {os.cpu_count()} CPU cores, no GPU, Python {platform.python_version()}. "
-            f"Queries: the {len(_queries())} seed + docs eval questions, x{args.repeats}, warm. "
-            "Answer latency = `Assistant.ask` (retrieval + extractive answer). "
-            f"Sizes above {args.full_upto} chunks: {args.embed_fraction:.0%} of uncached chunks embedded by the model, "
-            "vectors cached across sizes by text hash (see the script's docstring)."
-        )
-        args.write.write_text(f"# Scale benchmark\n\n`python benchmarks/bench_scale.py --sizes {' '.join(map(str, args.sizes))}`\n\n{note}\n\n{text}\n", encoding="utf-8")
+        args.write.write_text(markdown(rows, command, args.repeats, args.full_upto, args.embed_fraction), encoding="utf-8")
     return 0
 
 
