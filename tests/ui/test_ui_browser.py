@@ -78,4 +78,6 @@ def test_empty_question_shows_a_message(page) -> None:
 
 def test_example_fills_the_box(page) -> None:
     page.get_by_text("DeepSeek V4 Flash gives garbled output").first.click()
-    assert page.locator("#question textarea").input_value() == "DeepSeek V4 Flash gives garbled output"
+    page.wait_for_function(
+        "document.querySelector('#question textarea').value === 'DeepSeek V4 Flash gives garbled output'"
+    )
