@@ -69,7 +69,7 @@ class Prompt:
 
 def _fence(text: str) -> str:
     """Neutralize our own tags inside data so a document cannot close its fence and speak as us."""
-    return re.sub(rf"<(/?)\s*({'|'.join(_FENCED_TAGS)})\b", r"‹\1\2", text, flags=re.I)
+    return re.sub(rf"<(/?)\s*({'|'.join(_FENCED_TAGS)})\b", r"‹\1\2", text, flags=re.IGNORECASE)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -169,7 +169,9 @@ def finish(prompt: Prompt, raw: str, query: Query, hits: Sequence[Hit], fallback
         log.info("generated answer rejected: %s", "; ".join(checked.problems))
         return replace(fallback, notice=NOTICES["failed"].format(reason=checked.problems[0]))
     citations = tuple(
-        Citation(n, prompt.sources[n - 1].chunk.id, prompt.sources[n - 1].chunk.title, prompt.sources[n - 1].chunk.source)
+        Citation(
+            n, prompt.sources[n - 1].chunk.id, prompt.sources[n - 1].chunk.title, prompt.sources[n - 1].chunk.source
+        )
         for n in sorted(checked.cited)
     )
     lang = query.lang

@@ -39,19 +39,82 @@ _ENV = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]*[^
 _ENV_AS_EVAL = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]+)?")  # may end in "."
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+|\.dev\d+)?(?![\w.]*\w)")
 _PR = re.compile(r"(?:\b(?:PR|pr|pull request|issue)\s*#?\s*|(?<![\w&])#|/pull/|/issues/)(\d{3,6})\b")
-_SOURCES_HEADING = re.compile(r"^\s*[#*_]*\s*(sources|references|citations|来源|参考)\s*[:：]?\s*[*_]*\s*$", re.I | re.M)
+_SOURCES_HEADING = re.compile(
+    r"^\s*[#*_]*\s*(sources|references|citations|来源|参考)\s*[:：]?\s*[*_]*\s*$", re.IGNORECASE | re.MULTILINE
+)
 # The prompt's own scaffolding: a tiny model sometimes echoes the prompt instead of answering.
-_PROMPT_ECHO = re.compile(r"</?\s*(?:source|user_message|conversation)\b|\bCite the sources as\b", re.I)
-_THINK = re.compile(r"<think>.*?(</think>|$)", re.S)
+_PROMPT_ECHO = re.compile(r"</?\s*(?:source|user_message|conversation)\b|\bCite the sources as\b", re.IGNORECASE)
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 _WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 
 # Generic words that say nothing about whether a sentence is grounded.
 _STOP = frozenset(
-    "this that with from have your will when then than they them there their these those what which also "
-    "into only should could would about because before after does more most other some such make sure each "
-    "using used uses just like need needs here very been being were while where however answer source sources "
-    "problem issue error question please following based check".split()
+    [
+        "this",
+        "that",
+        "with",
+        "from",
+        "have",
+        "your",
+        "will",
+        "when",
+        "then",
+        "than",
+        "they",
+        "them",
+        "there",
+        "their",
+        "these",
+        "those",
+        "what",
+        "which",
+        "also",
+        "into",
+        "only",
+        "should",
+        "could",
+        "would",
+        "about",
+        "because",
+        "before",
+        "after",
+        "does",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "make",
+        "sure",
+        "each",
+        "using",
+        "used",
+        "uses",
+        "just",
+        "like",
+        "need",
+        "needs",
+        "here",
+        "very",
+        "been",
+        "being",
+        "were",
+        "while",
+        "where",
+        "however",
+        "answer",
+        "source",
+        "sources",
+        "problem",
+        "issue",
+        "error",
+        "question",
+        "please",
+        "following",
+        "based",
+        "check",
+    ]
 )
 
 

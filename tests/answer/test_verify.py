@@ -92,7 +92,9 @@ def test_indexing_in_code_is_not_a_citation():
 
 def test_details_from_the_question_itself_are_not_flagged():
     q = "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 crashes with CUDA OOM on 0.9.2"
-    v = verify("With --tensor-parallel-size 2 on 0.9.2 memory is tight.\nLower --gpu-memory-utilization [2].", SOURCES, q)
+    v = verify(
+        "With --tensor-parallel-size 2 on 0.9.2 memory is tight.\nLower --gpu-memory-utilization [2].", SOURCES, q
+    )
     assert not v.unverified and v.cited == (2,)
     v = verify("With --tensor-parallel-size 2, lower --gpu-memory-utilization [2].", SOURCES, q)
     assert not v.cited  # a claim citing [2] must be stated by [2]; the user's own flag is not
@@ -198,8 +200,16 @@ def test_what_passes_verification_passes_the_evals_citation_check(raw):
     from assistant.models import Chunk
 
     chunks = {
-        n: Chunk(id=f"s{n}", kind="qa", title=f"t{n}", source=f"s{n}", origin="o", dense_text="", lexical_text="",
-                 data={"answer": text})  # fmt: skip
+        n: Chunk(
+            id=f"s{n}",
+            kind="qa",
+            title=f"t{n}",
+            source=f"s{n}",
+            origin="o",
+            dense_text="",
+            lexical_text="",
+            data={"answer": text},
+        )
         for n, text in SOURCES.items()
     }
     v = verify(raw, SOURCES)

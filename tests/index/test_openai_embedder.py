@@ -42,7 +42,9 @@ def embeddings_server() -> Iterator[dict]:
             if state["status"] != 200:
                 payload = {"error": {"message": "no such model", "type": "invalid_request_error"}}
             else:
-                data = [{"object": "embedding", "index": i, "embedding": _vector(t)} for i, t in enumerate(body["input"])]
+                data = [
+                    {"object": "embedding", "index": i, "embedding": _vector(t)} for i, t in enumerate(body["input"])
+                ]
                 payload = {"object": "list", "model": body["model"], "data": data[::-1],
                            "usage": {"prompt_tokens": 1, "total_tokens": 1}}  # fmt: skip
             raw = json.dumps(payload).encode()

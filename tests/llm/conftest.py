@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -56,12 +55,13 @@ class LlamaServer:
         self.proc: subprocess.Popen | None = None
         self.log = None
 
-    def start(self, wait: float = 60.0) -> "LlamaServer":
+    def start(self, wait: float = 60.0) -> LlamaServer:
+        # One thread: on a shared 2-core machine llama.cpp's spinning threads slowed it ~4x when pre-empted.
         cmd = [
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(self.model), "--model_alias", "smollm2",
             "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(N_CTX), "--n_threads", str(min(2, os.cpu_count() or 1)),
+            "--n_ctx", str(N_CTX), "--n_threads", "1", "--n_threads_batch", "1",
         ]  # fmt: skip
         # llama.cpp logs ~200 KB while loading: to a file, since an unread pipe would fill and block it.
         self.log = tempfile.NamedTemporaryFile("w+", prefix="llama-server-", suffix=".log", delete=False)
@@ -69,7 +69,9 @@ class LlamaServer:
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited; see {self.log.name}: {Path(self.log.name).read_text()[-2000:]}")
+                raise RuntimeError(
+                    f"llama_cpp.server exited; see {self.log.name}: {Path(self.log.name).read_text()[-2000:]}"
+                )
             try:
                 if httpx.get(f"{self.base_url}/models", timeout=1.0).status_code == 200:
                     return self
@@ -164,7 +166,9 @@ class StubOpenAI:
         if self.mode == "slow":
             time.sleep(self.delay)
         if self.mode == "error":
-            h._send(500, "application/json", json.dumps({"error": {"message": "model crashed", "type": "server_error"}}))
+            h._send(
+                500, "application/json", json.dumps({"error": {"message": "model crashed", "type": "server_error"}})
+            )
             return
         if self.mode == "garbage":
             ctype = "text/event-stream" if body.get("stream") else "application/json"
@@ -191,7 +195,7 @@ class StubOpenAI:
         h.wfile.write(b"data: [DONE]\n\n")
         h.wfile.flush()
 
-    def __enter__(self) -> "StubOpenAI":
+    def __enter__(self) -> StubOpenAI:
         self.thread.start()
         return self
 
