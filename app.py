@@ -19,13 +19,13 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry, no v
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub lookups
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # keep stderr to JSON log lines
 
-from fastapi import FastAPI  # noqa: E402
+from fastapi import FastAPI
 
-from assistant.api import create_api  # noqa: E402
-from assistant.api.logs import configure_logging  # noqa: E402
-from assistant.errors import AssistantError  # noqa: E402
-from assistant.service import Assistant  # noqa: E402
-from assistant.settings import Settings  # noqa: E402
+from assistant.api import create_api
+from assistant.api.logs import configure_logging
+from assistant.errors import AssistantError
+from assistant.service import Assistant
+from assistant.settings import Settings
 
 log = logging.getLogger("assistant.app")
 
@@ -46,7 +46,7 @@ def create_app(settings: Settings, assistant: Assistant | None = None, ui: bool 
 
         try:
             bolt = create_slack_app(settings, tracked)
-        except Exception as exc:  # a bad token or an unreachable Slack must not take the UI and API down
+        except Exception as exc:  # noqa: BLE001 - a bad token or an unreachable Slack must not take the UI and API down
             log.error("slack disabled: the app could not start", extra={"error": f"{type(exc).__name__}: {exc}"})
         else:
             if mode == "http":
@@ -95,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"starting on {base} (building/loading the index; the UI opens at {base}/ui/ once ready)", flush=True)
     import uvicorn
 
-    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False, timeout_graceful_shutdown=5)
+    uvicorn.run(
+        app, host=settings.host, port=settings.port, log_config=None, access_log=False, timeout_graceful_shutdown=5
+    )
     return 0
 
 

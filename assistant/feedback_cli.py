@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _when(ts: float) -> str:
-    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def _one_line(text: str, width: int = 90) -> str:
@@ -41,7 +41,11 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     feedback = store.list(limit=args.limit)
     gaps = store.gaps(limit=args.limit)
     if args.json:
-        print(json.dumps({"feedback": [f.to_dict() for f in feedback], "gaps": [g.__dict__ for g in gaps]}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"feedback": [f.to_dict() for f in feedback], "gaps": [g.__dict__ for g in gaps]}, ensure_ascii=False
+            )
+        )
         return EXIT_OK
     print(f"Feedback ({len(feedback)} shown, newest first):")
     for f in feedback:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,11 +51,18 @@ def free_port() -> int:
 
 
 def start_app(index_dir: Path, feedback_db: Path, port: int, log: Path) -> tuple[subprocess.Popen, float]:
-    env = {**os.environ, "ASSISTANT_INDEX_DIR": str(index_dir), "ASSISTANT_FEEDBACK_DB": str(feedback_db),
-           "ASSISTANT_HOST": HOST, "ASSISTANT_PORT": str(port), "ASSISTANT_LOG_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        "ASSISTANT_INDEX_DIR": str(index_dir),
+        "ASSISTANT_FEEDBACK_DB": str(feedback_db),
+        "ASSISTANT_HOST": HOST,
+        "ASSISTANT_PORT": str(port),
+        "ASSISTANT_LOG_LEVEL": "WARNING",
+    }
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(REPO / "app.py")], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=log.open("w"))
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w")
+    )
     url = f"http://{HOST}:{port}/readyz"
     while True:
         if proc.poll() is not None:
@@ -122,7 +128,9 @@ async def load(base: str, concurrency: int, duration: float, max_requests: int) 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--index-dir", type=Path, help="existing index to serve (default: a fresh temp dir, built on start-up)")
+    p.add_argument(
+        "--index-dir", type=Path, help="existing index to serve (default: a fresh temp dir, built on start-up)"
+    )
     p.add_argument("--requests", type=int, default=200, help="sequential requests for warm latency")
     p.add_argument("--concurrency", type=int, default=8, help="concurrent clients in the load phase")
     p.add_argument("--duration", type=float, default=20.0, help="seconds of the load phase")
@@ -146,12 +154,19 @@ def main() -> int:
     try:
         sequential(base, 20)  # warm every path once
         seq = sequential(base, args.requests)
-        rows.append((f"warm /v1/ask latency, sequential (n={args.requests}) p50", f"{percentile(seq, 50) * 1000:.1f} ms"))
+        rows.append(
+            (f"warm /v1/ask latency, sequential (n={args.requests}) p50", f"{percentile(seq, 50) * 1000:.1f} ms")
+        )
         rows.append(("warm /v1/ask latency, sequential p95", f"{percentile(seq, 95) * 1000:.1f} ms"))
         rows.append(("sequential throughput", f"{len(seq) / sum(seq):.1f} req/s"))
         n, errors, elapsed, lat = asyncio.run(load(base, args.concurrency, args.duration, args.max_requests))
         rows.append((f"throughput, {args.concurrency} concurrent clients, {elapsed:.0f} s", f"{n / elapsed:.1f} req/s"))
-        rows.append(("latency under that load p50 / p95", f"{percentile(lat, 50) * 1000:.1f} / {percentile(lat, 95) * 1000:.1f} ms"))
+        rows.append(
+            (
+                "latency under that load p50 / p95",
+                f"{percentile(lat, 50) * 1000:.1f} / {percentile(lat, 95) * 1000:.1f} ms",
+            )
+        )
         rows.append(("errors under load", f"{errors} of {n}"))
     finally:
         stop(proc)

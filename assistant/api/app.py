@@ -20,8 +20,12 @@ from assistant.settings import Settings
 def _require_ready(request: Request) -> None:
     if not request.app.state.readiness.ready:
         r = request.app.state.readiness
-        raise ApiError(503, f"the assistant is not ready yet ({r.state}{': ' + r.detail if r.detail else ''}); retry shortly",
-                       "service_unavailable", {"Retry-After": "1"})
+        raise ApiError(
+            503,
+            f"the assistant is not ready yet ({r.state}{': ' + r.detail if r.detail else ''}); retry shortly",
+            "service_unavailable",
+            {"Retry-After": "1"},
+        )
 
 
 def create_api(

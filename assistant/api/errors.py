@@ -26,7 +26,9 @@ class ApiError(Exception):
 
 
 def error_response(status: int, message: str, kind: str, headers: dict | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status, headers=headers)
+    return JSONResponse(
+        {"error": {"message": message, "type": kind, "code": status}}, status_code=status, headers=headers
+    )
 
 
 def _describe(exc: RequestValidationError) -> tuple[int, str]:
@@ -71,9 +73,16 @@ def install_error_handlers(app: FastAPI, metrics) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
-        messages = {404: f"no route {request.url.path}", 405: f"method {request.method} is not allowed on {request.url.path}"}
-        return error_response(exc.status_code, messages.get(exc.status_code, str(exc.detail)), "invalid_request_error",
-                              getattr(exc, "headers", None))
+        messages = {
+            404: f"no route {request.url.path}",
+            405: f"method {request.method} is not allowed on {request.url.path}",
+        }
+        return error_response(
+            exc.status_code,
+            messages.get(exc.status_code, str(exc.detail)),
+            "invalid_request_error",
+            getattr(exc, "headers", None),
+        )
 
     @app.exception_handler(AssistantError)
     async def _assistant(request: Request, exc: AssistantError):

@@ -23,7 +23,9 @@ class BodyLimitMiddleware:
         self.paths = paths
 
     async def _reject(self, send) -> None:
-        body = _error_body(413, f"the request body is larger than the limit of {self.max_bytes} bytes", "request_too_large")
+        body = _error_body(
+            413, f"the request body is larger than the limit of {self.max_bytes} bytes", "request_too_large"
+        )
         await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": body})
 

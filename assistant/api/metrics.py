@@ -32,15 +32,26 @@ class Metrics:
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter(
-            "assistant_http_requests_total", "HTTP requests by route, method and status.", ["route", "method", "status"], registry=r
+            "assistant_http_requests_total",
+            "HTTP requests by route, method and status.",
+            ["route", "method", "status"],
+            registry=r,
         )
         self.latency = Histogram(
-            "assistant_http_request_duration_seconds", "Time to the last byte of the response.", ["route"], buckets=_BUCKETS, registry=r
+            "assistant_http_request_duration_seconds",
+            "Time to the last byte of the response.",
+            ["route"],
+            buckets=_BUCKETS,
+            registry=r,
         )
         self.in_flight = Gauge("assistant_http_requests_in_flight", "Requests being served.", registry=r)
         self.answers = Counter("assistant_answers_total", "Answers given, by face.", ["face"], registry=r)
-        self.abstentions = Counter("assistant_abstentions_total", "Questions abstained on, by face.", ["face"], registry=r)
-        self.errors = Counter("assistant_errors_total", "Errors returned, by route and kind.", ["route", "kind"], registry=r)
+        self.abstentions = Counter(
+            "assistant_abstentions_total", "Questions abstained on, by face.", ["face"], registry=r
+        )
+        self.errors = Counter(
+            "assistant_errors_total", "Errors returned, by route and kind.", ["route", "kind"], registry=r
+        )
 
     def observe_answer(self, face: str, answer: Answer) -> None:
         self.answers.labels(face).inc()
@@ -80,7 +91,12 @@ class MetricsMiddleware:
             if route != "/ui" and route != "/metrics":
                 log.info(
                     "request",
-                    extra={"method": scope["method"], "path": scope["path"], "status": status, "ms": round(elapsed * 1000, 2)},
+                    extra={
+                        "method": scope["method"],
+                        "path": scope["path"],
+                        "status": status,
+                        "ms": round(elapsed * 1000, 2),
+                    },
                 )
 
         async def send_wrapper(message):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from typing import Self
 
 import uvicorn
 
@@ -27,7 +28,7 @@ class ServerThread:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> "ServerThread":
+    def start(self, timeout: float = 30.0) -> ServerThread:
         self.thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:
@@ -36,7 +37,7 @@ class ServerThread:
             time.sleep(0.02)
         return self
 
-    def wait_ready(self, path: str = "/readyz", timeout: float = 120.0) -> "ServerThread":
+    def wait_ready(self, path: str = "/readyz", timeout: float = 120.0) -> ServerThread:
         """Poll `path` until it answers 200 (the API's readiness: index loaded, model warm)."""
         import httpx
 
@@ -55,7 +56,7 @@ class ServerThread:
         self.server.should_exit = True
         self.thread.join(timeout=10)
 
-    def __enter__(self) -> "ServerThread":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -128,19 +128,27 @@ class FeedbackStore:
 
     def question(self, question_id: int) -> AskedQuestion | None:
         with self._lock:
-            row = self._connection().execute(
-                "SELECT id, ts, face, question, abstained, top_hit FROM questions WHERE id = ?", (question_id,)
-            ).fetchone()
+            row = (
+                self._connection()
+                .execute(
+                    "SELECT id, ts, face, question, abstained, top_hit FROM questions WHERE id = ?", (question_id,)
+                )
+                .fetchone()
+            )
         return _asked(row) if row else None
 
     def gaps(self, limit: int = 100) -> list[AskedQuestion]:
         """Most recent abstained questions: what the knowledge base should learn next."""
         with self._lock:
-            rows = self._connection().execute(
-                "SELECT id, ts, face, question, abstained, top_hit FROM questions WHERE abstained = 1 "
-                "ORDER BY ts DESC, id DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT id, ts, face, question, abstained, top_hit FROM questions WHERE abstained = 1 "
+                    "ORDER BY ts DESC, id DESC LIMIT ?",
+                    (limit,),
+                )
+                .fetchall()
+            )
         return [_asked(r) for r in rows]
 
     # Feedback
@@ -179,9 +187,7 @@ class FeedbackStore:
             params = (limit,)
         with self._lock:
             rows = self._connection().execute(sql, params).fetchall()
-        return [
-            FeedbackRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7], r[8], r[9]) for r in rows
-        ]
+        return [FeedbackRecord(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7], r[8], r[9]) for r in rows]
 
     def export(self, path: Path) -> int:
         """Write every feedback record to `path` (.json or .csv, by suffix); returns how many."""
@@ -211,10 +217,14 @@ class FeedbackStore:
 
     def turns(self, conversation: str, limit: int = 20) -> list[Turn]:
         with self._lock:
-            rows = self._connection().execute(
-                "SELECT role, content FROM threads WHERE conversation = ? ORDER BY seq DESC LIMIT ?",
-                (conversation, limit),
-            ).fetchall()
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT role, content FROM threads WHERE conversation = ? ORDER BY seq DESC LIMIT ?",
+                    (conversation, limit),
+                )
+                .fetchall()
+            )
         return [Turn(role=r[0], content=r[1]) for r in reversed(rows)]
 
 

@@ -8,7 +8,7 @@ from assistant.models import Answer
 
 SECTION_CHARS = 2900
 MAX_TEXT_CHARS = 3900  # the notification/fallback text
-_BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+_BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 _LINK = re.compile(r"\[([^\]\n]+)\]\((https?://[^)\s]+)\)")
 
 
@@ -74,10 +74,18 @@ def answer_blocks(answer: Answer, question_id: int) -> list[dict]:
             "type": "actions",
             "block_id": "feedback",
             "elements": [
-                {"type": "button", "action_id": "feedback_up", "value": str(question_id),
-                 "text": {"type": "plain_text", "text": ":thumbsup: Helpful", "emoji": True}},
-                {"type": "button", "action_id": "feedback_down", "value": str(question_id),
-                 "text": {"type": "plain_text", "text": ":thumbsdown: Not helpful", "emoji": True}},
+                {
+                    "type": "button",
+                    "action_id": "feedback_up",
+                    "value": str(question_id),
+                    "text": {"type": "plain_text", "text": ":thumbsup: Helpful", "emoji": True},
+                },
+                {
+                    "type": "button",
+                    "action_id": "feedback_down",
+                    "value": str(question_id),
+                    "text": {"type": "plain_text", "text": ":thumbsdown: Not helpful", "emoji": True},
+                },
             ],
         }
     )

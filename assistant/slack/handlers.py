@@ -95,6 +95,8 @@ def register(app: App, tracked: TrackedAssistant) -> None:
             "slack", rating, asked.question, message.get("text", ""), asked.abstained, user=user, question_id=asked.id
         )
         client.chat_postEphemeral(
-            channel=channel, user=user, thread_ts=message.get("thread_ts") or message.get("ts"),
+            channel=channel,
+            user=user,
+            thread_ts=message.get("thread_ts") or message.get("ts"),
             text="Thanks for the feedback!",
         )

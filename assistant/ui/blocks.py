@@ -29,7 +29,14 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
     def respond(question: str, messages: list[dict]) -> Iterator[tuple]:
         messages = list(messages or [])
         if not is_ready():
-            yield messages, question, "The index is still loading; try again in a few seconds.", gr.skip(), gr.skip(), gr.skip()
+            yield (
+                messages,
+                question,
+                "The index is still loading; try again in a few seconds.",
+                gr.skip(),
+                gr.skip(),
+                gr.skip(),
+            )
             return
         history = history_turns(messages)
         partial = ""
@@ -37,13 +44,23 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
             for item in tracked.stream("ui", question, history):
                 if isinstance(item, Asked):
                     answer = item.answer
-                    done = messages + [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
-                    last = {"question_id": item.question_id, "question": question.strip(), "answer": answer.text,
-                            "abstained": answer.abstained}
+                    done = messages + [
+                        {"role": "user", "content": question},
+                        {"role": "assistant", "content": answer.text},
+                    ]
+                    last = {
+                        "question_id": item.question_id,
+                        "question": question.strip(),
+                        "answer": answer.text,
+                        "abstained": answer.abstained,
+                    }
                     yield done, "", status_md(answer), entry_facts_md(answer), sources_md(answer), last
                 else:
                     partial += item
-                    pending = messages + [{"role": "user", "content": question}, {"role": "assistant", "content": partial}]
+                    pending = messages + [
+                        {"role": "user", "content": question},
+                        {"role": "assistant", "content": partial},
+                    ]
                     yield pending, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
         except InputError as exc:
             yield messages, question, f"**Error:** {exc}", gr.skip(), gr.skip(), gr.skip()
@@ -55,8 +72,15 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
         if not last:
             return "Ask a question first, then rate the answer.", comment
         try:
-            fid = store.record("ui", rating, last["question"], last["answer"], last["abstained"],
-                               comment=comment, question_id=last["question_id"])
+            fid = store.record(
+                "ui",
+                rating,
+                last["question"],
+                last["answer"],
+                last["abstained"],
+                comment=comment,
+                question_id=last["question_id"],
+            )
         except InputError as exc:
             return f"**Error:** {exc}", comment
         return f"Thanks! Feedback #{fid} saved ({'helpful' if rating == 'up' else 'not helpful'}).", ""
@@ -74,8 +98,12 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
         with gr.Row():
             with gr.Column(scale=3):
                 chat = gr.Chatbot(elem_id="chat", label="Conversation", height=480, feedback_options=None)
-                box = gr.Textbox(elem_id="question", label="Error or question", lines=3,
-                                 placeholder="e.g. RuntimeError: not home_path.empty()")
+                box = gr.Textbox(
+                    elem_id="question",
+                    label="Error or question",
+                    lines=3,
+                    placeholder="e.g. RuntimeError: not home_path.empty()",
+                )
                 with gr.Row():
                     ask = gr.Button("Ask", elem_id="ask", variant="primary")
                     new = gr.Button("New conversation", elem_id="clear")

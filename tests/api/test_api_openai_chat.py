@@ -74,8 +74,9 @@ def test_bad_conversations_are_clear_4xx(oai: openai.OpenAI) -> None:
 
 
 def test_raw_sse_framing(client: httpx.Client) -> None:
-    with client.stream("POST", "/v1/chat/completions",
-                       json={"stream": True, "messages": [{"role": "user", "content": KNOWN}]}) as r:
+    with client.stream(
+        "POST", "/v1/chat/completions", json={"stream": True, "messages": [{"role": "user", "content": KNOWN}]}
+    ) as r:
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
         lines = [line for line in r.iter_lines() if line]
     assert all(line.startswith("data: ") for line in lines)

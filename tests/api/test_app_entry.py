@@ -20,8 +20,14 @@ def test_app_serves_ui_and_api_and_says_where(faces_index: Path, api_assistant, 
     port = free_port()
     env = {**os.environ, "ASSISTANT_INDEX_DIR": str(faces_index), "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3")}
     env.pop("ASSISTANT_SLACK_BOT_TOKEN", None)
-    proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "app.py", "--port", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120

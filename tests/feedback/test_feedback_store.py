@@ -25,7 +25,14 @@ def test_feedback_survives_a_new_connection(store: FeedbackStore) -> None:
     store.close()
     again = FeedbackStore(store.path)
     [rec] = again.list()
-    assert (rec.id, rec.face, rec.rating, rec.comment, rec.user, rec.question_id) == (fid, "ui", "up", "worked", "u1", qid)
+    assert (rec.id, rec.face, rec.rating, rec.comment, rec.user, rec.question_id) == (
+        fid,
+        "ui",
+        "up",
+        "worked",
+        "u1",
+        qid,
+    )
     assert again.question(qid).top_hit == "deepgemm-fp8-home-path-empty"
 
 

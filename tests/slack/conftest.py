@@ -16,11 +16,11 @@ import pytest
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from assistant.api import create_api  # noqa: E402
-from assistant.api.server import ServerThread  # noqa: E402
-from assistant.service import Assistant  # noqa: E402
-from assistant.settings import Settings  # noqa: E402
-from assistant.slack import create_slack_app, mount_slack  # noqa: E402
+from assistant.api import create_api
+from assistant.api.server import ServerThread
+from assistant.service import Assistant
+from assistant.settings import Settings
+from assistant.slack import create_slack_app, mount_slack
 
 BOT_USER, BOT_ID, SECRET = "UBOT", "BBOT", "test-signing-secret"
 
@@ -67,10 +67,22 @@ class FakeSlackApi:
             self._ts += 1
             ts = f"{self._ts}.000100"
         if method == "auth.test":
-            return {"ok": True, "user_id": BOT_USER, "bot_id": BOT_ID, "team_id": "T1", "user": "assistant",
-                    "team": "test", "url": "https://test.slack.com/"}
+            return {
+                "ok": True,
+                "user_id": BOT_USER,
+                "bot_id": BOT_ID,
+                "team_id": "T1",
+                "user": "assistant",
+                "team": "test",
+                "url": "https://test.slack.com/",
+            }
         if method == "chat.postMessage":
-            return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": {"text": args.get("text"), "ts": ts}}
+            return {
+                "ok": True,
+                "channel": args.get("channel"),
+                "ts": ts,
+                "message": {"text": args.get("text"), "ts": ts},
+            }
         if method == "apps.connections.open":
             return {"ok": True, "url": self.socket_url}
         if method == "chat.postEphemeral":

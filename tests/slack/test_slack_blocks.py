@@ -26,8 +26,10 @@ def test_sections_fit_slack_limits() -> None:
 def test_blocks_drop_the_footer_and_link_url_sources() -> None:
     answer = Answer(
         text="**Fix** [1]\n\nSources:\n[1] Doc — https://docs.vllm.ai/a",
-        abstained=False, language="en",
-        citations=(Citation(1, "d1", "Doc", "https://docs.vllm.ai/a"),), hits=(),
+        abstained=False,
+        language="en",
+        citations=(Citation(1, "d1", "Doc", "https://docs.vllm.ai/a"),),
+        hits=(),
     )
     blocks = answer_blocks(answer, 42)
     assert blocks[0]["text"]["text"] == "*Fix* [1]"
@@ -37,8 +39,11 @@ def test_blocks_drop_the_footer_and_link_url_sources() -> None:
 
 @pytest.mark.parametrize(
     ("fields", "mode"),
-    [({}, "off"), ({"slack_bot_token": "xoxb", "slack_signing_secret": "s"}, "http"),
-     ({"slack_bot_token": "xoxb", "slack_app_token": "xapp"}, "socket")],
+    [
+        ({}, "off"),
+        ({"slack_bot_token": "xoxb", "slack_signing_secret": "s"}, "http"),
+        ({"slack_bot_token": "xoxb", "slack_app_token": "xapp"}, "socket"),
+    ],
 )
 def test_mode_follows_settings(fields: dict, mode: str) -> None:
     assert slack_mode(Settings(**fields)) == mode

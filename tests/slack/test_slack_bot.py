@@ -19,8 +19,9 @@ KNOWN = "RuntimeError: not home_path.empty()"
 ENTRY_TITLE = "DeepGEMM crash"
 
 
-def _post(url: str, body: str, content_type: str, *, secret: str = SECRET, ts: int | None = None,
-          headers: dict | None = None) -> httpx.Response:
+def _post(
+    url: str, body: str, content_type: str, *, secret: str = SECRET, ts: int | None = None, headers: dict | None = None
+) -> httpx.Response:
     ts = int(time.time()) if ts is None else ts
     sig = SignatureVerifier(secret).generate_signature(timestamp=str(ts), body=body)
     hdrs = {"content-type": content_type, "x-slack-request-timestamp": str(ts), "x-slack-signature": sig}
@@ -30,9 +31,17 @@ def _post(url: str, body: str, content_type: str, *, secret: str = SECRET, ts: i
 
 
 def event(url: str, ev: dict, **kw) -> httpx.Response:
-    body = json.dumps({"type": "event_callback", "team_id": "T1", "api_app_id": "A1", "event": ev,
-                       "event_id": f"Ev{time.monotonic_ns()}", "event_time": int(time.time()),
-                       "authorizations": [{"team_id": "T1", "user_id": BOT_USER, "is_bot": True}]})
+    body = json.dumps(
+        {
+            "type": "event_callback",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "event": ev,
+            "event_id": f"Ev{time.monotonic_ns()}",
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": "T1", "user_id": BOT_USER, "is_bot": True}],
+        }
+    )
     return _post(url, body, "application/json", **kw)
 
 
@@ -60,7 +69,7 @@ def test_mention_is_answered_in_a_thread_with_citations_and_feedback_buttons(bot
     assert "VLLM_USE_DEEP_GEMM=0" in json.dumps(blocks)
     context = [b for b in blocks if b["type"] == "context"]
     assert "[1]" in context[0]["elements"][0]["text"] and ENTRY_TITLE in context[0]["elements"][0]["text"]
-    actions = [b for b in blocks if b["type"] == "actions"][0]
+    actions = next(b for b in blocks if b["type"] == "actions")
     assert [e["action_id"] for e in actions["elements"]] == ["feedback_up", "feedback_down"]
     assert "**" not in json.dumps(blocks)  # Slack mrkdwn, not Markdown
 
@@ -95,9 +104,32 @@ def test_unknown_problem_gets_i_dont_know(bot, fake) -> None:
 def test_the_bot_never_answers_itself(bot, fake) -> None:
     url = bot[0]
     own = [
-        {"type": "message", "channel_type": "im", "user": BOT_USER, "bot_id": BOT_ID, "text": KNOWN, "ts": "500.1", "channel": "D1"},
-        {"type": "message", "channel_type": "im", "subtype": "bot_message", "bot_id": BOT_ID, "text": KNOWN, "ts": "500.2", "channel": "D1"},
-        {"type": "app_mention", "user": BOT_USER, "bot_id": BOT_ID, "text": f"<@{BOT_USER}> {KNOWN}", "ts": "500.3", "channel": "C1"},
+        {
+            "type": "message",
+            "channel_type": "im",
+            "user": BOT_USER,
+            "bot_id": BOT_ID,
+            "text": KNOWN,
+            "ts": "500.1",
+            "channel": "D1",
+        },
+        {
+            "type": "message",
+            "channel_type": "im",
+            "subtype": "bot_message",
+            "bot_id": BOT_ID,
+            "text": KNOWN,
+            "ts": "500.2",
+            "channel": "D1",
+        },
+        {
+            "type": "app_mention",
+            "user": BOT_USER,
+            "bot_id": BOT_ID,
+            "text": f"<@{BOT_USER}> {KNOWN}",
+            "ts": "500.3",
+            "channel": "C1",
+        },
         {"type": "message", "channel_type": "channel", "user": "U1", "text": KNOWN, "ts": "500.4", "channel": "C1"},
     ]
     for ev in own:
@@ -127,8 +159,17 @@ def test_url_verification_challenge(bot) -> None:
 
 
 def _command(text: str) -> str:
-    return urlencode({"command": "/vllm-error", "text": text, "user_id": "U1", "channel_id": "C9", "team_id": "T1",
-                      "response_url": "http://127.0.0.1:9/none", "trigger_id": "1.2"})
+    return urlencode(
+        {
+            "command": "/vllm-error",
+            "text": text,
+            "user_id": "U1",
+            "channel_id": "C9",
+            "team_id": "T1",
+            "response_url": "http://127.0.0.1:9/none",
+            "trigger_id": "1.2",
+        }
+    )
 
 
 def test_slash_command_posts_the_question_and_answers_in_its_thread(bot, fake) -> None:
@@ -149,13 +190,25 @@ def test_feedback_buttons_store_feedback(bot, fake) -> None:
     url, api, _ = bot
     event(url, mention(KNOWN, "700.1"))
     [post] = fake.wait_posts(1)
-    button = [b for b in post["blocks"] if b["type"] == "actions"][0]["elements"][1]
+    button = next(b for b in post["blocks"] if b["type"] == "actions")["elements"][1]
     payload = {
-        "type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U7"}, "api_app_id": "A1",
-        "channel": {"id": "C1"}, "container": {"type": "message", "channel_id": "C1"}, "trigger_id": "1.2",
+        "type": "block_actions",
+        "team": {"id": "T1"},
+        "user": {"id": "U7"},
+        "api_app_id": "A1",
+        "channel": {"id": "C1"},
+        "container": {"type": "message", "channel_id": "C1"},
+        "trigger_id": "1.2",
         "message": {"ts": "800.1", "thread_ts": "700.1", "text": post["text"], "bot_id": BOT_ID},
-        "actions": [{"type": "button", "action_id": button["action_id"], "block_id": "feedback",
-                     "value": button["value"], "action_ts": "800.2"}],
+        "actions": [
+            {
+                "type": "button",
+                "action_id": button["action_id"],
+                "block_id": "feedback",
+                "value": button["value"],
+                "action_ts": "800.2",
+            }
+        ],
     }
     r = _post(url, urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
     assert r.status_code == 200

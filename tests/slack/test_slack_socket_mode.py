@@ -24,9 +24,18 @@ def test_socket_mode_answers_an_envelope_and_acks_it(faces_index: Path, tmp_path
         "type": "events_api",
         "accepts_response_payload": False,
         "payload": {
-            "type": "event_callback", "team_id": "T1", "api_app_id": "A1", "event_id": "Ev1", "event_time": 1,
-            "event": {"type": "app_mention", "user": "U1", "text": f"<@{slack_api.bot_user}> {KNOWN}",
-                      "ts": "900.1", "channel": "C5"},
+            "type": "event_callback",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "event_id": "Ev1",
+            "event_time": 1,
+            "event": {
+                "type": "app_mention",
+                "user": "U1",
+                "text": f"<@{slack_api.bot_user}> {KNOWN}",
+                "ts": "900.1",
+                "channel": "C5",
+            },
             "authorizations": [{"team_id": "T1", "user_id": slack_api.bot_user, "is_bot": True}],
         },
     }
@@ -41,8 +50,9 @@ def test_socket_mode_answers_an_envelope_and_acks_it(faces_index: Path, tmp_path
         threading.Thread(target=ws_server.serve_forever, daemon=True).start()
         slack_api.socket_url = f"ws://127.0.0.1:{ws_server.socket.getsockname()[1]}/"
         slack_api.reset()
-        settings = Settings(index_dir=faces_index, slack_bot_token="xoxb-test", slack_app_token="xapp-test",
-                            slack_api_url=slack_api.url)
+        settings = Settings(
+            index_dir=faces_index, slack_bot_token="xoxb-test", slack_app_token="xapp-test", slack_api_url=slack_api.url
+        )
         assert slack_mode(settings) == "socket"
         assistant = Assistant(settings)
         assistant.ensure_index()

@@ -11,14 +11,20 @@ import pytest
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from assistant.api import create_api  # noqa: E402
-from assistant.api.server import ServerThread  # noqa: E402
-from assistant.service import Assistant  # noqa: E402
-from assistant.settings import Settings  # noqa: E402
+from assistant.api import create_api
+from assistant.api.server import ServerThread
+from assistant.service import Assistant
+from assistant.settings import Settings
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="session")

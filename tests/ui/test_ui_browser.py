@@ -63,7 +63,7 @@ def test_unknown_question_shows_i_dont_know_and_becomes_a_gap(page, ui_server) -
     _, api = ui_server
     question = "How long should I proof sourdough bread?"
     ask(page, question)
-    page.wait_for_selector("#status:has-text(\"I don't know\")")
+    page.wait_for_selector('#status:has-text("I don\'t know")')
     assert page.locator("#facts").inner_text().strip() == ""
     page.click("#fb-down")
     page.wait_for_selector("#fb-status:has-text('saved')")

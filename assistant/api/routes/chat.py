@@ -28,7 +28,9 @@ def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
     last = messages[-1]
     if last.role != "user":
         raise ApiError(400, f"the last message must have role 'user', got {last.role!r}")
-    history = [Turn(role=m.role, content=m.text()) for m in messages[:-1] if m.role in ("user", "assistant") and m.text()]
+    history = [
+        Turn(role=m.role, content=m.text()) for m in messages[:-1] if m.role in ("user", "assistant") and m.text()
+    ]
     return last.text(), history
 
 
@@ -48,7 +50,10 @@ def _usage(prompt: str, completion: str) -> dict:
 
 @router.get("/v1/models")
 def models() -> dict:
-    return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "vllm-troubleshooting"}]}
+    return {
+        "object": "list",
+        "data": [{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "vllm-troubleshooting"}],
+    }
 
 
 @router.post("/v1/chat/completions")
@@ -65,7 +70,9 @@ def chat_completions(body: ChatRequest, request: Request):
                 "object": "chat.completion",
                 "created": created,
                 "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text}, "finish_reason": "stop"}],
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": answer.text}, "finish_reason": "stop"}
+                ],
                 "usage": _usage(question, answer.text),
                 **_extras(answer),
             }
