@@ -155,9 +155,8 @@ class ChromaStore:
         return {cid: np.asarray(vec, dtype=np.float32) for cid, vec in zip(got["ids"], got["embeddings"])}
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
-        """(id, cosine similarity) of the n nearest chunks."""
-        total = self.count()
-        if total == 0:
+        """(id, cosine similarity) of the n nearest chunks; n must not exceed the chunks stored."""
+        if n <= 0:
             return []
-        res = self.collection.query(query_embeddings=[vector], n_results=min(n, total), include=["distances"])
+        res = self.collection.query(query_embeddings=[vector], n_results=n, include=["distances"])
         return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]

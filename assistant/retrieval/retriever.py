@@ -54,7 +54,7 @@ class Retriever:
             return []
         n = self.settings.candidates
         vector = self.embedder.embed([query.dense_text])[0]
-        cos = dict(self.store.query(vector, n))
+        cos = dict(self.store.query(vector, min(n, lexical.n_docs)))
         bm25_all = lexical.scores(query.lexical_tokens)
         bm25 = dict(lexical.top(bm25_all, n))
         # Score every candidate on both channels, so fusion compares like with like.
