@@ -132,7 +132,7 @@ def main() -> int:
         "--index-dir", type=Path, help="existing index to serve (default: a fresh temp dir, built on start-up)"
     )
     p.add_argument("--requests", type=int, default=200, help="sequential requests for warm latency")
-    p.add_argument("--concurrency", type=int, default=8, help="concurrent clients in the load phase")
+    p.add_argument("--concurrency", type=int, default=4, help="concurrent clients in the load phase")
     p.add_argument("--duration", type=float, default=20.0, help="seconds of the load phase")
     p.add_argument("--max-requests", type=int, default=5000, help="hard cap on load-phase requests")
     args = p.parse_args()
