@@ -28,9 +28,8 @@ UNVERIFIED = "(unverified)"
 ABSTAIN_MARKER = "NO_ANSWER"
 
 # A citation marker: [1] or [1, 2]; not `x[0]`, not a Markdown link `[1](...)`.
-_MARKER = re.compile(r"(?<![\w\])])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?![(\[])")
-_ADJACENT = re.compile(r"(?<![\w\])])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\][ \t]*\[(?=\d{1,3}(?:\s*,\s*\d{1,3})*\])")
-_SOURCE_LINE = re.compile(r"^\[(\d+)\]\s+\S")
+_MARKER = re.compile(r"(?<![\w\])])\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(\[])")
+_ADJACENT = re.compile(r"(?<![\w\])])\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\][ \t]*\[(?=\d{1,6}(?:\s*,\s*\d{1,6})*\])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+[^\s<>()\[\]`'\".,;:!?]")
@@ -272,9 +271,7 @@ def _markers(lines: list[str]) -> list[_Marker]:
             continue
         if fenced:
             continue
-        line = _mask_code(raw)
-        if _SOURCE_LINE.match(line):
-            continue  # a source list line; ours is added after verification
+        line = _mask_code(raw)  # a "[n] Title" line of the model's own is read too: its [n] must map to a source
         found = list(_MARKER.finditer(line))
         if len(found) == 1 and found[0].group(0) == line.strip():
             out.append(_Marker(i, found[0].start(), found[0].end(), _numbers(found[0]), _block_above(lines, i)))

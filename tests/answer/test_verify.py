@@ -34,6 +34,12 @@ def test_citation_numbers_without_a_source_are_removed():
     assert v.cited == (1, 2)
 
 
+def test_a_source_list_of_the_models_own_is_checked_too():
+    v = verify(GOOD + "\n[1] The AWQ entry\n[2] Memory guide\n[5] Invented\n[1000] Also invented", SOURCES)
+    assert v.removed_citations == (5, 1000)
+    assert "[5]" not in v.text and "[1000]" not in v.text and "[2] Memory guide" in v.text
+
+
 def test_a_removed_marker_leaves_clean_punctuation():
     v = verify(GOOD + " Do this too [4].", SOURCES)
     assert v.text.endswith("Do this too.")
@@ -193,6 +199,7 @@ def test_chinese_answers_are_checked_too():
         GOOD + " Also pass --disable-batch-magic to vLLM [1].",
         GOOD + " Run `vllm serve Qwen/Qwen3-8B-AWQ` afterwards [1].\n\n```bash\nvllm serve m --enforce-eager\n```\n[1]",
         GOOD + " Set VLLM_MADE_UP=1 [1][2]. It affects 0.10.2 [1].",
+        GOOD + "\n[1] The AWQ entry\n[2] Memory guide\n[5] Invented\n[1000] Also invented\n[3]: http://x.example",
     ],
 )
 def test_what_passes_verification_passes_the_evals_citation_check(raw):
