@@ -210,13 +210,24 @@ def _save_cache(path: Path, cache: dict) -> None:
     tmp.replace(path)
 
 
-def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float) -> dict:
+def _serving_threads(settings) -> int:
+    """Query with as many PyTorch threads as the service does (app.py applies `settings.torch_threads`)."""
+    import torch
+
+    if settings.torch_threads:
+        torch.set_num_threads(settings.torch_threads)
+    return torch.get_num_threads()
+
+
+def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float, reuse: bool = False) -> dict:
     from assistant.index.embedder import make_embedder
     from assistant.service import Assistant
     from assistant.settings import Settings
 
     corpus, index = work / f"corpus-{n_chunks}", work / f"index-{n_chunks}"
-    shutil.rmtree(index, ignore_errors=True)
+    reuse = reuse and (index / "chroma").is_dir()
+    if not reuse:
+        shutil.rmtree(index, ignore_errors=True)
     if not corpus.exists():
         write_corpus(corpus, n_chunks, docs)
     chars = [len(p.read_text(encoding="utf-8")) for p in corpus.glob("*.md")]
@@ -234,6 +245,17 @@ def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float
     per_chunk_s = took / len(sample[:64])
     rss_before, _ = _rss_mb()
 
+    if reuse:  # latency, size and memory only; the ingest columns come from the run that built the index
+        started = time.perf_counter()
+        n_docs = assistant.retriever.lexical.n_docs  # the BM25 pickle, loaded
+        lexical_s = time.perf_counter() - started
+        embedder.query_ms.clear()
+        threads = _serving_threads(settings)
+        measured = _measure_queries(assistant, embedder, repeats)
+        rss, peak = _rss_mb()
+        return {"chunks": n_docs, "lexical_load_s": round(lexical_s, 2), "index_mb": round(_du_mb(index), 1),
+                "rss_mb": round(rss, 0), "query_threads": threads, **measured}
+
     started = time.perf_counter()
     embedder.ingesting = True
     report = assistant.ingest([corpus])
@@ -244,22 +266,8 @@ def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float
     started = time.perf_counter()
     _ = assistant.retriever.lexical  # BM25 build + pickle, part of getting the index ready
     lexical_s = time.perf_counter() - started
-
-    queries = _queries()
-    for q in queries:  # warm caches, Chroma segments, the lexical pickle
-        assistant.ask(q)
-    retrieve_ms, ask_ms, ask_cpu_ms = [], [], []
-    for _ in range(repeats):
-        for q in queries:
-            t0 = time.perf_counter()
-            assistant.retrieve(q)
-            t1 = time.perf_counter()
-            c1 = time.process_time()
-            assistant.ask(q)
-            t2 = time.perf_counter()
-            ask_cpu_ms.append((time.process_time() - c1) * 1000)
-            retrieve_ms.append((t1 - t0) * 1000)
-            ask_ms.append((t2 - t1) * 1000)
+    threads = _serving_threads(settings)
+    measured = _measure_queries(assistant, embedder, repeats)
     rss, peak = _rss_mb()
     other_s = ingest_s - embedder.model_s
     return {
@@ -277,15 +285,38 @@ def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float
         "index_mb": round(_du_mb(index), 1),
         "rss_mb": round(rss, 0),
         "rss_growth_mb": round(rss - rss_before, 0),
-        "peak_rss_mb": round(peak, 0),
+        "ingest_peak_rss_mb": round(peak, 0),
+        "query_threads": threads,
+        **measured,
+    }
+
+
+def _measure_queries(assistant, embedder: "BenchEmbedder", repeats: int) -> dict:
+    queries = _queries()
+    for q in queries:  # warm caches, Chroma segments, the lexical pickle
+        assistant.ask(q)
+    embedder.query_ms.clear()
+    retrieve_ms, ask_ms, ask_cpu_ms = [], [], []
+    for _ in range(repeats):
+        for q in queries:
+            t0 = time.perf_counter()
+            assistant.retrieve(q)
+            t1 = time.perf_counter()
+            c1 = time.process_time()
+            assistant.ask(q)
+            t2 = time.perf_counter()
+            ask_cpu_ms.append((time.process_time() - c1) * 1000)
+            retrieve_ms.append((t1 - t0) * 1000)
+            ask_ms.append((t2 - t1) * 1000)
+    return {
         "queries": len(retrieve_ms),
         "query_embed_p50_ms": round(_pct(embedder.query_ms, 50), 1),
         "retrieve_p50_ms": round(_pct(retrieve_ms, 50), 1),
         "retrieve_p95_ms": round(_pct(retrieve_ms, 95), 1),
         "answer_p50_ms": round(_pct(ask_ms, 50), 1),
         "answer_p95_ms": round(_pct(ask_ms, 95), 1),
-        # CPU time of this process (all its threads) per answer: what the wall time would be on idle cores,
-        # give or take thread parallelism; the wall time on a shared machine includes waiting for a core.
+        # CPU time of this process (all its threads) per answer; the wall time on a shared machine also
+        # includes waiting for a core.
         "answer_cpu_p50_ms": round(_pct(ask_cpu_ms, 50), 1),
         "load_avg_1m": round(__import__("os").getloadavg()[0], 1),
     }
@@ -301,15 +332,17 @@ COLUMNS = [
     ("embed_ms_per_chunk", "model ms/chunk"),
     ("ingest_est_s", "ingest s (all embedded, est.)"),
     ("lexical_build_s", "BM25 build s"),
+    ("lexical_load_s", "BM25 load s"),
     ("index_mb", "index MiB"),
-    ("rss_mb", "RSS MiB"),
-    ("peak_rss_mb", "peak RSS MiB"),
+    ("ingest_peak_rss_mb", "peak RSS ingest MiB"),
+    ("rss_mb", "RSS serving MiB"),
     ("query_embed_p50_ms", "query embed p50 ms"),
     ("retrieve_p50_ms", "retrieve p50 ms"),
     ("retrieve_p95_ms", "retrieve p95 ms"),
     ("answer_p50_ms", "answer p50 ms"),
     ("answer_p95_ms", "answer p95 ms"),
     ("answer_cpu_p50_ms", "answer CPU p50 ms"),
+    ("query_threads", "torch threads (queries)"),
     ("load_avg_1m", "load avg"),
 ]
 
@@ -349,29 +382,36 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of uncached chunks the model embeds during ingest above --full-upto (the rest: neighbour + noise)")
     p.add_argument("--full-upto", type=int, default=1000, help="sizes up to this are embedded by the model in full")
     p.add_argument("--write", type=Path, help="also write the table as Markdown here")
-    p.add_argument("--rows", type=Path, help="only render the JSON rows (one per line) of earlier runs")
+    p.add_argument("--rows", type=Path, help="JSON rows (one per line) of earlier runs: render them, or with --reuse merge into them")
+    p.add_argument("--reuse", action="store_true", help="keep existing indexes: measure queries, size and memory only")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child mode: measure one size, print JSON
     args = p.parse_args(argv)
     command = "python benchmarks/bench_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     if args.one:
-        print(json.dumps(run_one(args.one, args.work, args.docs, args.repeats, args.embed_fraction)), flush=True)
+        print(json.dumps(run_one(args.one, args.work, args.docs, args.repeats, args.embed_fraction, args.reuse)), flush=True)
         return 0
 
-    if args.rows:
-        rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.startswith("{")]
+    earlier = [json.loads(line) for line in args.rows.read_text().splitlines() if line.startswith("{")] if args.rows else []
+    if args.rows and not args.reuse:
+        rows = earlier
     else:
         rows = []
         for n in args.sizes:
             print(f"[bench] {n} chunks ...", file=sys.stderr, flush=True)
             fraction = 1.0 if n <= args.full_upto else args.embed_fraction
             cmd = [sys.executable, __file__, "--one", str(n), "--work", str(args.work), "--docs", str(args.docs),
-                   "--repeats", str(args.repeats), "--embed-fraction", str(fraction)]
+                   "--repeats", str(args.repeats), "--embed-fraction", str(fraction)] + (["--reuse"] if args.reuse else [])
             out = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if out.returncode != 0:
                 print(out.stderr[-3000:], file=sys.stderr)
                 return 1
-            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            before = dict(next((r for r in earlier if r.get("chunks") == row["chunks"]), {}))
+            if "peak_rss_mb" in before:  # rows of older runs
+                before["ingest_peak_rss_mb"] = before.pop("peak_rss_mb")
+            before.pop("rss_growth_mb", None)
+            rows.append({**before, **row})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     print(table(rows))
     if args.write:

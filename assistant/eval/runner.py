@@ -44,6 +44,19 @@ def build_index(assistant: Assistant, docs_dir: Path, progress: Progress = lambd
     assistant.warm_up()
 
 
+def serving_threads(settings: Settings) -> int:
+    """Answer with as many PyTorch threads per query as the service does (app.py applies `torch_threads`).
+
+    On a shared 2-core machine the default (every core) makes a query embedding wait on busy cores:
+    hundreds of ms instead of tens.
+    """
+    import torch
+
+    if settings.torch_threads:
+        torch.set_num_threads(settings.torch_threads)
+    return torch.get_num_threads()
+
+
 @dataclass
 class Result:
     item: Item
@@ -245,6 +258,7 @@ def run_eval(
             raise ConfigError(f"the docs folder {docs_dir} does not exist; pass --docs-dir (the vLLM docs to ingest)")
         assistant = Assistant(settings)
         build_index(assistant, docs_dir, progress)
+    threads = serving_threads(settings)
     lookup = assistant.retriever.lexical.by_id.get
     results: list[Result] = []
     for system in make_systems(assistant, list(system_names)):
@@ -256,6 +270,7 @@ def run_eval(
         "answer_backend": settings.answer_backend,
         "min_confidence": settings.min_confidence,
         "top_k": settings.top_k,
+        "torch_threads": threads,
         "load_avg": round(os.getloadavg()[0], 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, Python {platform.python_version()}",
     }
@@ -270,9 +285,10 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         f"Index: {run.meta['index_chunks']} chunks (curated corpus + vLLM docs); embedding model "
         f"`{run.meta['embedding_model']}`; answer backend `{run.meta['answer_backend']}`; "
-        f"min_confidence {run.meta['min_confidence']}; {run.meta['machine']}. Latency is wall time per query, warm, "
+        f"min_confidence {run.meta['min_confidence']}; {run.meta['torch_threads']} PyTorch thread(s) per query, as served; "
+        f"{run.meta['machine']}. Latency is wall time per query, warm, "
         f"on a shared machine (1-min load average {run.meta.get('load_avg', '?')} at the end of the run): read it as an "
-        "order of magnitude; `CPU p50` is the process CPU time per query (all threads), which the load does not inflate.",
+        "order of magnitude; `CPU p50` is the process CPU time per query (all threads), which waiting for a core does not add to.",
         "",
         markdown_table(run.rows),
         "",
