@@ -8,7 +8,11 @@ sections make N chunks. Each size runs in its own process (clean RSS) through th
 then the eval queries, timed warm.
 
     python benchmarks/bench_scale.py                      # 1k and 10k
-    python benchmarks/bench_scale.py --sizes 1000 10000 100000 --write benchmarks/results-scale.md
+    python benchmarks/bench_scale.py --sizes 1000 10000 100000 --embed-fraction 0.05 2> rows.jsonl
+    python benchmarks/bench_scale.py --sizes 1000 10000 100000 --reuse --rows rows.jsonl --write benchmarks/results-scale.md
+
+Queries run with `settings.torch_threads` PyTorch threads, as `app.py` serves. `--reuse` reopens the indexes
+of an earlier run and measures only queries, size and memory, merged into that run's rows.
 
 Not part of CI. Embedding is the one cost that is plainly linear (chunks x per-chunk model time)
 and on 2 CPU cores MiniLM manages only tens of ~600-char chunks a second, so vectors are cached by
