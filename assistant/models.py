@@ -63,6 +63,7 @@ class Query:
     dense_text: str
     lexical_tokens: tuple[str, ...]
     focus_tokens: tuple[str, ...] = ()  # tokens of the salient part only: what evidence is measured on
+    english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,13 @@ class Hit:
     dense: float = 0.0  # cosine similarity
     lexical: float = 0.0  # BM25 score
     coverage: float = 0.0  # IDF-weighted share of the query's terms the chunk contains
+    known: float = 0.0  # IDF-weighted share of the query's terms the corpus knows at all
+    agree: bool = False  # both channels rank the chunk in their top 3
+
+    @property
+    def features(self) -> tuple[float, float, float, float]:
+        """The evidence model's inputs, in `evidence()` order."""
+        return (self.dense, self.coverage, self.known, float(self.agree))
 
 
 @dataclass(frozen=True)

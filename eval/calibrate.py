@@ -1,6 +1,11 @@
 """Where to put `min_confidence`: the evidence score of answerable vs unanswerable questions, and the best cut.
 
-    python eval/calibrate.py [--index-dir DIR] [--docs-dir DIR]
+    python eval/calibrate.py [--index-dir DIR] [--docs-dir DIR] [--fit]
+
+With `--fit` it first refits the evidence model itself: a logistic regression (scikit-learn) from the
+top hit's features (`Hit.features`: cosine, coverage, known share, channel agreement) to "answerable",
+over seed + docs (answerable) vs negatives, and prints the WEIGHTS and BIAS to put in
+`assistant/retrieval/evidence.py`; the sweep below then shows the scores of the model in use.
 
 For each question of the eval sets the full pipeline retrieves its hits; the score that decides
 abstention is the highest `confidence` among them (`compose` answers from the first hit that clears
@@ -42,7 +47,9 @@ def deciding_scores(assistant: Assistant) -> dict[str, list[tuple[str, float]]]:
 def sweep(pos: list[float], neg: list[float]) -> tuple[float, float, float, float]:
     """(threshold, accuracy, lo, hi): abstain below the threshold; pos = should answer, neg = should abstain.
 
-    Among the cuts with the best accuracy, the middle of the widest interval of equally good cuts.
+    Among the cuts with the best accuracy, those with the best balanced accuracy (the mean of both
+    classes' recall: answerable questions outnumber negatives four to one), and among those the middle
+    of the widest interval of equally good cuts.
     """
     values = sorted(set(pos + neg + [0.0, 1.0001]))
     cuts = [(a + b) / 2 for a, b in zip(values, values[1:])] + [values[0]]
@@ -51,12 +58,29 @@ def sweep(pos: list[float], neg: list[float]) -> tuple[float, float, float, floa
     def accuracy(t: float) -> float:
         return (sum(p >= t for p in pos) + sum(n < t for n in neg)) / total
 
-    best = max(accuracy(t) for t in cuts)
-    # Equally good cuts form intervals between consecutive observed scores; take the widest one's middle.
-    good = sorted(t for t in cuts if accuracy(t) == best)
+    def balanced(t: float) -> float:
+        return (sum(p >= t for p in pos) / len(pos) + sum(n < t for n in neg) / len(neg)) / 2
+
+    best = max((accuracy(t), balanced(t)) for t in cuts)
+    good = sorted(t for t in cuts if (accuracy(t), balanced(t)) == best)
     lo_hi = [(max([v for v in values if v < t], default=0.0), min([v for v in values if v >= t], default=1.0)) for t in good]
     lo, hi = max(lo_hi, key=lambda p: p[1] - p[0])
-    return (lo + hi) / 2, best, lo, hi
+    return (lo + hi) / 2, best[0], lo, hi
+
+
+def fit_evidence(assistant: Assistant) -> tuple[list[float], float, float]:
+    """(weights, bias, training accuracy at 0.5) of a logistic model over the top hit's features."""
+    from sklearn.linear_model import LogisticRegression
+
+    sets = load_sets("all")
+    X, y = [], []
+    for names, label in ((GROUPS["answerable"], 1), (GROUPS["negatives"], 0)):
+        for item in (i for n in names for i in sets[n]):
+            _, hits = assistant.retrieve(item.query)
+            X.append(list(hits[0].features) if hits else [0.0, 0.0, 0.0, 0.0])
+            y.append(label)
+    model = LogisticRegression(C=10.0, max_iter=1000, class_weight="balanced").fit(X, y)  # 120 vs 33: both classes count alike
+    return [round(float(w), 2) for w in model.coef_[0]], round(float(model.intercept_[0]), 2), float(model.score(X, y))
 
 
 def histogram(values: list[float], width: int = 40) -> list[str]:
@@ -71,11 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--index-dir", type=Path, help="the eval index (default .index/eval)")
     p.add_argument("--docs-dir", type=Path, default=DEFAULT_DOCS_DIR)
+    p.add_argument("--fit", action="store_true", help="refit the evidence model's weights and print them")
     args = p.parse_args(argv)
 
     settings = eval_settings(Settings(answer_backend="extractive"), args.index_dir)
     assistant = Assistant(settings)
     build_index(assistant, args.docs_dir, progress=lambda m: print(m, file=sys.stderr))
+    if args.fit:
+        weights, bias, acc = fit_evidence(assistant)
+        print(f"fitted evidence model: WEIGHTS = {tuple(weights)}  BIAS = {bias}  (training accuracy {acc:.3f})")
     scores = deciding_scores(assistant)
 
     for group, rows in scores.items():

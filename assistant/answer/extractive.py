@@ -10,7 +10,10 @@ from assistant.text.tokenize import tokenize
 
 _MAX_SEE_ALSO = 2
 _DOC_EXCERPT_CHARS = 1500  # a whole section part: cutting it risks cutting the flag that fixes it
-_SEE_ALSO_EXCERPT_CHARS = 400
+_SEE_ALSO_EXCERPT_CHARS = 600
+# Related sections are listed when they reach this share of the answering bar: they are offered as
+# further reading under the answer, not as the answer.
+_SEE_ALSO_SHARE = 0.5
 
 
 def _cite(text: str, n: int) -> str:
@@ -84,6 +87,12 @@ def _body(hit: Hit, query: Query, lang: Lang, n: int) -> list[str]:
     return _doc_body(hit, query, lang, n)
 
 
+def _display_title(chunk) -> str:
+    """The title, with "(part 2/3)" for a later part of a long section."""
+    part, parts = chunk.data.get("part", 1), chunk.data.get("parts", 1)
+    return f"{chunk.title} (part {part}/{parts})" if chunk.kind == "doc" and parts > 1 else chunk.title
+
+
 def _sources(citations: list[Citation], lang: Lang) -> list[str]:
     return [f"{LABELS[lang]['sources']}:"] + [f"[{c.n}] {c.title} — {c.source}" for c in citations]
 
@@ -106,14 +115,19 @@ def compose(query: Query, hits: list[Hit], min_confidence: float) -> Answer:
     primary = good[0]
     citations = [Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source)]
     lines = _body(primary, query, lang, 1)
-    others = [h for h in good[1:] if h.chunk.source != primary.chunk.source][:_MAX_SEE_ALSO]
+    related = [h for h in hits if h is not primary and h.confidence >= min_confidence * _SEE_ALSO_SHARE]
+    by_source: dict[str, Hit] = {}
+    for h in related:  # one entry per section: its best part
+        if h.chunk.id != primary.chunk.id:
+            by_source.setdefault(h.chunk.source, h)
+    others = list(by_source.values())[:_MAX_SEE_ALSO]
     if others:
         lines += ["", f"**{LABELS[lang]['see_also']}:**"]
         for h in others:
             n = len(citations) + 1
             citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
-            lines.append(f"- {h.chunk.title} [{n}]")
-            if h.chunk.kind == "doc":  # the paragraph of that section closest to the question
+            lines.append(f"- {_display_title(h.chunk)} [{n}]")
+            if h.chunk.kind == "doc":  # the paragraphs of that section closest to the question
                 snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
                 lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
     lines += [""] + _sources(citations, lang)

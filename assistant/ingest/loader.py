@@ -13,7 +13,9 @@ from assistant.ingest.sources import citable_path, read_text
 from assistant.models import Chunk
 
 INGESTED_SUFFIXES = {".md", ".markdown", ".yaml", ".yml", ".txt"}
-_SKIPPED_NAMES = {"README.md", "SOURCE.md", "LICENSE", "LICENSE.md"}
+# A folder's own cover notes (what it is, where it came from) are not knowledge; a README.md deeper in
+# the tree is usually a real page (vLLM's docs/features/quantization/README.md).
+_ROOT_NOTES = {"README.md", "SOURCE.md", "LICENSE", "LICENSE.md"}
 
 
 def load_file(path: Path, root: Path) -> list[Chunk]:
@@ -47,5 +49,7 @@ def discover(root: Path) -> Iterator[Path]:
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts) or not path.is_file():
             continue
-        if path.suffix.lower() in INGESTED_SUFFIXES and path.name not in _SKIPPED_NAMES:
+        if len(rel.parts) == 1 and path.name in _ROOT_NOTES:
+            continue
+        if path.suffix.lower() in INGESTED_SUFFIXES:
             yield path

@@ -97,8 +97,11 @@ def _split_table(block: str, limit: int = _TABLE_ROWS_CHARS) -> list[str]:
 
 def split_sections(text: str, fallback_title: str) -> list[Section]:
     lines = text.split("\n")
-    if lines and lines[0].strip() == "---":  # front matter
+    if lines and lines[0].strip() == "---":  # front matter; its title names a page that has no H1
         for i in range(1, len(lines)):
+            title = re.match(r"^title:\s*['\"]?(.+?)['\"]?\s*$", lines[i])
+            if title:
+                fallback_title = title.group(1)
             if lines[i].strip() == "---":
                 lines = lines[i + 1 :]
                 break

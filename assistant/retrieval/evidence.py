@@ -1,8 +1,8 @@
 """How much a chunk is about the question: the score abstention is decided on (pure).
 
-Three views: dense cosine similarity (meaning), IDF-weighted term coverage (the question's specific
-words, identifiers and error strings found in the chunk) and how much of the question the corpus
-knows at all. The weights and the cut-off (`Settings.min_confidence`) are calibrated on the eval
+Four views: dense cosine similarity (meaning), IDF-weighted term coverage (the question's specific
+words, identifiers and error strings found in the chunk), how much of the question the corpus knows
+at all, and whether both channels independently put the chunk in their top 3. The weights and the cut-off (`Settings.min_confidence`) are calibrated on the eval
 data by `eval/calibrate.py`.
 """
 
@@ -33,12 +33,13 @@ def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known:
     return sum(idf(t) for t in terms if known(t)) / total if total else 0.0
 
 
-# Logistic model over the three views, fitted on the eval sets (answerable vs off-topic questions) by
-# `eval/calibrate.py`; its output is a probability that the top chunk answers the question.
-_W_COSINE, _W_COVERAGE, _W_KNOWN, _BIAS = 7.64, 5.95, 2.71, -5.85
+# Logistic model over the views, fitted on the eval sets (answerable vs off-topic questions) by
+# `eval/calibrate.py --fit`; its output is a probability that the chunk answers the question.
+WEIGHTS = (7.79, 3.78, 4.89, 1.48)  # cosine, coverage, known share, channel agreement
+BIAS = -9.31
 
 
-def evidence(cosine: float, cover: float, known: float) -> float:
+def evidence(cosine: float, cover: float, known: float, agree: bool) -> float:
     """Probability-like 0..1 score that a chunk is about the question."""
-    z = _W_COSINE * cosine + _W_COVERAGE * cover + _W_KNOWN * known + _BIAS
+    z = BIAS + sum(w * x for w, x in zip(WEIGHTS, (cosine, cover, known, float(agree))))
     return 1.0 / (1.0 + math.exp(-z))

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from assistant.models import Query, Turn
+import re
+
+from assistant.models import Query, Signals, Turn
+from assistant.text.gpus import gpu_terms
 from assistant.text.glossary import english_view, translate_terms
 from assistant.text.lang import detect_lang
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome
 from assistant.text.tokenize import tokenize
 
+_NUMERIC = re.compile(r"^[\d.,:%_-]+[a-z]{0,3}$")  # 896.00, 23.55, 70b, 1.2%, 8000:8000
+
+
+def _problem_tokens(tokens: list[str], signals: Signals) -> list[str]:
+    """The tokens that describe the problem, not the user's setup: evidence is measured on these.
+
+    The model name, the GPU, the versions and the numbers in a report vary from user to user; a known
+    problem is recognized by what went wrong, so a chunk is not less relevant for lacking them.
+    """
+    setup = {t for s in signals.models + signals.gpus + signals.versions for t in tokenize(s)}
+    return [t for t in tokens if t not in setup and not _NUMERIC.match(t)]
 
 
 def analyze(text: str) -> Query:
@@ -18,7 +32,12 @@ def analyze(text: str) -> Query:
     # Signals found anywhere in the paste count again: they are what identifies a known problem.
     for term in signals.messages + signals.strong_terms():
         tokens.extend(tokenize(term))
-    focus_tokens = tokenize(focus)
+    focus_tokens = _problem_tokens(tokenize(focus), signals)
+    hardware = list(dict.fromkeys(t for gpu in signals.gpus for t in gpu_terms(gpu)))
+    if hardware:  # "A100" also means Ampere / SM80, as entries and docs often say
+        tokens.extend(tokenize(" ".join(hardware)))
+        focus_tokens.extend(tokenize(" ".join(hardware)))
+        focus = f"{focus}\n({', '.join(hardware)})"
     if lang == "zh":
         dense_text = english_view(focus) or focus
         for phrase in translate_terms(text):
@@ -33,6 +52,7 @@ def analyze(text: str) -> Query:
         dense_text=dense_text,
         lexical_tokens=tuple(tokens),
         focus_tokens=tuple(focus_tokens),
+        english_tokens=tuple(_problem_tokens(tokenize(dense_text), signals)) if lang == "zh" else (),
     )
 
 

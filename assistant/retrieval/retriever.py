@@ -54,9 +54,11 @@ class Retriever:
             return []
         n = self.settings.candidates
         vector = self.embedder.embed([query.dense_text])[0]
-        cos = dict(self.store.query(vector, min(n, lexical.n_docs)))
+        dense_ranked = self.store.query(vector, min(n, lexical.n_docs))
         bm25_all = lexical.scores(query.lexical_tokens)
-        bm25 = dict(lexical.top(bm25_all, n))
+        lexical_ranked = lexical.top(bm25_all, n)
+        top3 = {i for i, _ in dense_ranked[:3]} & {i for i, _ in lexical_ranked[:3]}  # the channels agree
+        cos, bm25 = dict(dense_ranked), dict(lexical_ranked)
         # Score every candidate on both channels, so fusion compares like with like.
         missing = [cid for cid in bm25 if cid not in cos]
         for cid, vec in self.store.vectors(missing).items():
@@ -67,17 +69,30 @@ class Retriever:
         # The embedding model reads English only: a Chinese question leans on the lexical side.
         weights = {"dense": 0.35, "lexical": 0.65} if query.lang == "zh" else {"dense": 0.5, "lexical": 0.5}
         fused = relative_score_fusion({"dense": cos, "lexical": bm25}, weights)
-        focus = query.focus_tokens or query.lexical_tokens
-        known = known_share(focus, lexical.idf, lambda t: t in lexical.df)
+        # A Chinese question is measured on its own words and on its English view (English chunks
+        # cannot contain its Chinese words); the better view counts.
+        views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]
+        known = max(known_share(v, lexical.idf, lambda t: t in lexical.df) for v in views)
         hits = []
         for cid in ranked(fused):
             chunk = lexical.by_id.get(cid)
             if chunk is None:  # written after our snapshot; seen on the next refresh
                 continue
-            cover = coverage(focus, lexical.terms(cid), lexical.idf)
+            terms = lexical.terms(cid)
+            cover = max(coverage(v, terms, lexical.idf) for v in views)
             c = cos.get(cid, 0.0)
+            agree = cid in top3
             hits.append(
-                Hit(chunk=chunk, score=fused[cid], confidence=evidence(c, cover, known), dense=c, lexical=bm25.get(cid, 0.0), coverage=cover)
+                Hit(
+                    chunk=chunk,
+                    score=fused[cid],
+                    confidence=evidence(c, cover, known, agree),
+                    dense=c,
+                    lexical=bm25.get(cid, 0.0),
+                    coverage=cover,
+                    known=known,
+                    agree=agree,
+                )
             )
             if len(hits) == k:
                 break

@@ -47,4 +47,7 @@ def test_discover_skips_hidden_and_unsupported_files(tmp_path):
     (tmp_path / ".hidden.md").write_text("# x\n\ny", encoding="utf-8")
     (tmp_path / "image.png").write_bytes(b"\x89PNG\x00")
     (tmp_path / "page.md").write_text("# x\n\ny", encoding="utf-8")
-    assert [p.name for p in discover(tmp_path)] == ["page.md"]
+    (tmp_path / "README.md").write_text("# About this folder", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "README.md").write_text("# A real page\n\ntext", encoding="utf-8")
+    assert [p.relative_to(tmp_path).as_posix() for p in discover(tmp_path)] == ["page.md", "sub/README.md"]

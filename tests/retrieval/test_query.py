@@ -3,6 +3,14 @@ from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.query import analyze, contextualize
 
 
+def test_setup_details_do_not_count_as_evidence_terms():
+    q = analyze("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 896.00 MiB on an RTX 4090 with Llama-3.1-70B")
+    assert "outofmemoryerror" in q.focus_tokens and "memory" in q.focus_tokens
+    assert not {"896.00", "4090", "llama-3.1-70b", "70b"} & set(q.focus_tokens)
+    assert "sm89" in q.focus_tokens  # the GPU's architecture does describe the problem's scope
+    assert "4090" in q.lexical_tokens  # retrieval still sees everything
+
+
 def test_chinese_question_gets_an_english_view_for_the_dense_channel():
     q = analyze("vllm 服务崩溃，报错显存不足")
     assert q.lang == "zh"
@@ -32,8 +40,9 @@ def test_coverage_is_idf_weighted():
 
 
 def test_evidence_grows_with_each_view():
-    low = evidence(0.1, 0.05, 0.3)
-    assert low < evidence(0.6, 0.05, 0.3) and low < evidence(0.1, 0.8, 0.3) and low < evidence(0.1, 0.05, 1.0)
-    assert 0.0 < low < 0.1
-    assert evidence(0.7, 0.6, 1.0) > 0.9
+    low = evidence(0.1, 0.05, 0.3, False)
+    for better in (evidence(0.6, 0.05, 0.3, False), evidence(0.1, 0.8, 0.3, False), evidence(0.1, 0.05, 1.0, False), evidence(0.1, 0.05, 0.3, True)):
+        assert better > low
+    assert 0.0 < low < 0.01
+    assert evidence(0.7, 0.6, 1.0, True) > 0.9
     assert known_share(["abc", "xyz"], lambda t: 1.0, lambda t: t == "abc") == 0.5
