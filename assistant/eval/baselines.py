@@ -1,6 +1,6 @@
 """The systems the eval compares, all over the same index (one Assistant's store, model and BM25).
 
-- full: `Assistant.ask` — query analysis, dense + BM25 fused by RRF, evidence score, abstention,
+- full: `Assistant.ask` — query analysis, dense + BM25 fused by relative score fusion, evidence score, abstention,
   and the configured answer backend.
 - bm25: plain BM25 over the same lexical index, the raw question tokenized by the index's own
   tokenizer (no salient-line focus, no signal boosting, no Chinese→English glossary).

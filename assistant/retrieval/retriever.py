@@ -1,4 +1,4 @@
-"""Hybrid retrieval: dense (Chroma) and lexical (BM25) candidates, fused by RRF, scored for evidence."""
+"""Hybrid retrieval: dense (Chroma) and lexical (BM25) candidates, fused by relative score, scored for evidence."""
 
 from __future__ import annotations
 
