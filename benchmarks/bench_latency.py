@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from assistant.index.embedder import apply_torch_threads
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
 
@@ -44,6 +45,7 @@ def main() -> None:
         t0 = time.perf_counter()
         again = Assistant(settings).ingest([settings.corpus_dir, args.docs])
         reingest = time.perf_counter() - t0
+        apply_torch_threads(settings)  # as app.py serves
         a.warm_up()
         for q in queries:  # warm-up pass: caches, lazy imports, jieba's dictionary
             a.ask(q)

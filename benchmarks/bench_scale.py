@@ -214,17 +214,8 @@ def _save_cache(path: Path, cache: dict) -> None:
     tmp.replace(path)
 
 
-def _serving_threads(settings) -> int:
-    """Query with as many PyTorch threads as the service does (app.py applies `settings.torch_threads`)."""
-    import torch
-
-    if settings.torch_threads:
-        torch.set_num_threads(settings.torch_threads)
-    return torch.get_num_threads()
-
-
 def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float, reuse: bool = False) -> dict:
-    from assistant.index.embedder import make_embedder
+    from assistant.index.embedder import apply_torch_threads, make_embedder
     from assistant.service import Assistant
     from assistant.settings import Settings
 
@@ -254,7 +245,7 @@ def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float
         n_docs = assistant.retriever.lexical.n_docs  # the BM25 pickle, loaded
         lexical_s = time.perf_counter() - started
         embedder.query_ms.clear()
-        threads = _serving_threads(settings)
+        threads = apply_torch_threads(settings)
         measured = _measure_queries(assistant, embedder, repeats)
         rss, peak = _rss_mb()
         return {"chunks": n_docs, "lexical_load_s": round(lexical_s, 2), "index_mb": round(_du_mb(index), 1),
@@ -270,7 +261,7 @@ def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float
     started = time.perf_counter()
     _ = assistant.retriever.lexical  # BM25 build + pickle, part of getting the index ready
     lexical_s = time.perf_counter() - started
-    threads = _serving_threads(settings)
+    threads = apply_torch_threads(settings)
     measured = _measure_queries(assistant, embedder, repeats)
     rss, peak = _rss_mb()
     other_s = ingest_s - embedder.model_s

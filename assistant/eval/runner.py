@@ -24,6 +24,7 @@ from assistant.eval.metrics import (
 )
 from assistant.models import Answer, Chunk
 from assistant.service import Assistant
+from assistant.index.embedder import apply_torch_threads
 from assistant.settings import REPO_ROOT, Settings
 
 DEFAULT_DOCS_DIR = REPO_ROOT.parent / "shared" / "vllm-docs"
@@ -42,19 +43,6 @@ def build_index(assistant: Assistant, docs_dir: Path, progress: Progress = lambd
     report = assistant.ingest([assistant.settings.corpus_dir, docs_dir], progress=lambda _m: None)
     progress(f"eval index: {report.summary()}")
     assistant.warm_up()
-
-
-def serving_threads(settings: Settings) -> int:
-    """Answer with as many PyTorch threads per query as the service does (app.py applies `torch_threads`).
-
-    On a shared 2-core machine the default (every core) makes a query embedding wait on busy cores:
-    hundreds of ms instead of tens.
-    """
-    import torch
-
-    if settings.torch_threads:
-        torch.set_num_threads(settings.torch_threads)
-    return torch.get_num_threads()
 
 
 @dataclass
@@ -258,7 +246,7 @@ def run_eval(
             raise ConfigError(f"the docs folder {docs_dir} does not exist; pass --docs-dir (the vLLM docs to ingest)")
         assistant = Assistant(settings)
         build_index(assistant, docs_dir, progress)
-    threads = serving_threads(settings)
+    threads = apply_torch_threads(settings)
     lookup = assistant.retriever.lexical.by_id.get
     results: list[Result] = []
     for system in make_systems(assistant, list(system_names)):
