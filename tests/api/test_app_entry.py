@@ -4,42 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
 
-from assistant.api.server import free_port
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.app_process import start_app
 
 
 def test_app_serves_ui_and_api_and_says_where(faces_index: Path, api_assistant, tmp_path: Path) -> None:
-    port = free_port()
     env = {**os.environ, "ASSISTANT_INDEX_DIR": str(faces_index), "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3")}
     env.pop("ASSISTANT_SLACK_BOT_TOKEN", None)
-    proc = subprocess.Popen(
-        [sys.executable, "app.py", "--port", str(port)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
+    proc, base = start_app([], env)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, proc.stderr.read()
-            try:
-                if httpx.get(base + "/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "app.py did not turn ready"
-            time.sleep(0.1)
         root = httpx.get(base + "/", timeout=10)
         assert root.status_code == 307 and root.headers["location"] == "/ui/"
         ui = httpx.get(base + "/ui/", timeout=10)

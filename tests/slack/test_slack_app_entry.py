@@ -5,21 +5,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
-from assistant.api.server import free_port
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.app_process import start_app
 
 
 def test_app_py_serves_slack_events_when_configured(faces_index: Path, tmp_path: Path, slack_api) -> None:
     slack_api.reset()
-    port = free_port()
     env = {
         **os.environ,
         "ASSISTANT_INDEX_DIR": str(faces_index),
@@ -29,26 +25,8 @@ def test_app_py_serves_slack_events_when_configured(faces_index: Path, tmp_path:
         "ASSISTANT_SLACK_API_URL": slack_api.url,
     }
     env.pop("ASSISTANT_SLACK_APP_TOKEN", None)
-    proc = subprocess.Popen(
-        [sys.executable, "app.py", "--no-ui", "--port", str(port)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
+    proc, base = start_app(["--no-ui"], env, stdout=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, proc.stderr.read()
-            try:
-                if httpx.get(base + "/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "app.py did not turn ready"
-            time.sleep(0.1)
         body = json.dumps(
             {
                 "type": "event_callback",
