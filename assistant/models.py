@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Lang = Literal["en", "zh"]
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
 
 
 @dataclass(frozen=True)
@@ -21,6 +33,10 @@ class Chunk:
     lexical_text: str  # what BM25 sees (every language the chunk has)
     lang: Lang = "en"
     data: dict[str, Any] = field(default_factory=dict)  # the structured entry / section fields
+
+    def full_text(self) -> str:
+        """Everything the chunk states, in every language it has: what a citation of it is checked against."""
+        return "\n".join([self.title, self.source, self.dense_text, self.lexical_text, *_strings(self.data)])
 
     @property
     def content_hash(self) -> str:

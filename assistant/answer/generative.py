@@ -106,22 +106,6 @@ def source_text(chunk: Chunk, lang: Lang) -> str:
     return _clip("\n".join(lines) or chunk.dense_text, _SOURCE_CHARS * 2)
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-
-
-def evidence_text(chunk: Chunk) -> str:
-    """Everything a source states, in every language: what a cited detail is checked against."""
-    return "\n".join([chunk.title, chunk.source, chunk.dense_text, chunk.lexical_text, *_strings(chunk.data)])
-
-
 def pick_sources(hits: Sequence[Hit], min_confidence: float, limit: int = MAX_SOURCES) -> list[Hit]:
     """The hits the extractive answer would also trust, best first, one per chunk."""
     seen: set[str] = set()
@@ -156,7 +140,7 @@ def build_prompt(
         f"{_LANGUAGE[query.lang]} Cite the sources as [1] to [{len(sources)}]. "
         f"If they do not address the problem, reply {ABSTAIN_MARKER}."
     )
-    evidence = {n: evidence_text(h.chunk) for n, h in enumerate(sources, start=1)}
+    evidence = {n: h.chunk.full_text() for n, h in enumerate(sources, start=1)}
     return Prompt(system=SYSTEM_PROMPT, user="\n\n".join(parts), sources=tuple(sources), evidence=evidence)
 
 

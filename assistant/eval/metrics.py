@@ -113,22 +113,6 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).lower()
 
 
-def source_text(chunk: Chunk) -> str:
-    """Everything a chunk says, in every language it has: what a citation of it can be checked against."""
-
-    def strings(value: object) -> Iterable[str]:
-        if isinstance(value, str):
-            yield value
-        elif isinstance(value, dict):
-            for v in value.values():
-                yield from strings(v)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                yield from strings(v)
-
-    return "\n".join([chunk.title, chunk.source, chunk.dense_text, chunk.lexical_text, *strings(chunk.data)])
-
-
 @dataclass(frozen=True)
 class Claim:
     n: int
@@ -217,7 +201,7 @@ def check_citations(answer_text: str, cited: Mapping[int, Chunk | None]) -> Cita
             continue
         if claim.reference:
             continue
-        text = texts.setdefault(claim.n, _norm(source_text(chunk)))
+        text = texts.setdefault(claim.n, _norm(chunk.full_text()))
         missing = [t for t in claim_terms(claim.text) if _norm(t) not in text]
         if missing:
             problems.append(f"[{claim.n}] {chunk.id}: claim terms not in the source: {', '.join(missing)}")
