@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -40,9 +42,6 @@ class Chunk:
 
     @property
     def content_hash(self) -> str:
-        import hashlib
-        import json
-
         payload = json.dumps(
             [self.kind, self.title, self.source, self.dense_text, self.lexical_text, self.lang, self.data],
             sort_keys=True,
