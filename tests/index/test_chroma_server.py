@@ -1,0 +1,68 @@
+"""The client/server path: the same ingest and answers against a real `chroma run` server."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from assistant.api.server import free_port
+from assistant.service import Assistant
+from tests.conftest import make_settings
+
+
+@pytest.fixture(scope="module")
+def chroma_url(tmp_path_factory):
+    exe = shutil.which("chroma") or str(Path(__import__("sys").executable).parent / "chroma")
+    port = free_port()
+    data = tmp_path_factory.mktemp("chroma-server")
+    log = (data / "server.log").open("w")
+    proc = subprocess.Popen([exe, "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (data / "server.log").read_text()
+            try:
+                if httpx.get(url + "/api/v2/heartbeat", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "chroma run did not answer its heartbeat"
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+def test_ingest_and_answer_through_a_chroma_server(chroma_url, tmp_path, embedder):
+    a = Assistant(make_settings(tmp_path, chroma_url=chroma_url), embedder=embedder)
+    report = a.ensure_index()
+    assert report is not None and report.added == 5
+    answer = a.ask("RuntimeError: not home_path.empty()")
+    assert answer.citations[0].id == "deepgemm-fp8-home-path-empty"
+    assert "VLLM_USE_DEEP_GEMM=0" in answer.text
+    assert not (tmp_path / "chroma").exists()  # nothing went to the embedded store
+
+    # A second client (another API worker) sees the same index and re-ingest writes nothing.
+    other = Assistant(make_settings(tmp_path / "worker2", chroma_url=chroma_url), embedder=embedder)
+    assert other.ensure_index() is None
+    again = other.ingest([other.settings.corpus_dir])
+    assert not again.wrote and again.unchanged == 5
+    assert other.ask("EngineDeadError after a malformed EBNF grammar").citations[0].id == (
+        "structured-outputs-invalid-grammar-engine-dead"
+    )
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path, embedder):
+    from assistant.errors import IndexError_
+
+    a = Assistant(make_settings(tmp_path, chroma_url=f"http://127.0.0.1:{free_port()}"), embedder=embedder)
+    with pytest.raises(IndexError_, match="cannot open the Chroma store"):
+        a.ask("RuntimeError: not home_path.empty()")
