@@ -43,6 +43,13 @@ class FullPipeline:
         return self.assistant.ask(question, k=EVAL_K)
 
 
+def _answer_from_ranking(assistant: Assistant, text: str, ranking: list[tuple[str, float]], channel: str) -> Answer:
+    """A plain retriever's answer: its ranked chunks as hits, composed with the evidence bar at 0."""
+    chunks = assistant.retriever.lexical.by_id  # ids to chunks, as a store returns documents
+    hits = [Hit(chunk=chunks[cid], score=score, confidence=1.0, **{channel: score}) for cid, score in ranking if cid in chunks]
+    return compose(analyze(text), hits, min_confidence=0.0)
+
+
 @dataclass
 class BM25Only:
     assistant: Assistant
@@ -50,13 +57,8 @@ class BM25Only:
 
     def answer(self, question: str) -> Answer:
         text = validate_question(question, self.assistant.settings.max_question_chars)
-        lexical = self.assistant.retriever.lexical
-        hits = [
-            Hit(chunk=lexical.by_id[cid], score=score, confidence=1.0, lexical=score)
-            for cid, score in lexical.search(tokenize(text), EVAL_K)
-            if cid in lexical.by_id
-        ]
-        return compose(analyze(text), hits, min_confidence=0.0)
+        ranking = self.assistant.retriever.lexical.search(tokenize(text), EVAL_K)
+        return _answer_from_ranking(self.assistant, text, ranking, "lexical")
 
 
 @dataclass
@@ -66,14 +68,9 @@ class DenseOnly:
 
     def answer(self, question: str) -> Answer:
         text = validate_question(question, self.assistant.settings.max_question_chars)
-        lexical = self.assistant.retriever.lexical  # only to turn ids into chunks, as a vector store returns documents
         vector = self.assistant.embedder.embed([text])[0]
-        hits = [
-            Hit(chunk=lexical.by_id[cid], score=cos, confidence=1.0, dense=cos)
-            for cid, cos in self.assistant.store.query(vector, EVAL_K)
-            if cid in lexical.by_id
-        ]
-        return compose(analyze(text), hits, min_confidence=0.0)
+        ranking = self.assistant.store.query(vector, EVAL_K)
+        return _answer_from_ranking(self.assistant, text, ranking, "dense")
 
 
 SYSTEMS = {"full": FullPipeline, "bm25": BM25Only, "dense": DenseOnly}
