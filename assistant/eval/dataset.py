@@ -1,9 +1,17 @@
 """The labelled eval sets (`eval/sets/*.jsonl`), loaded and checked with errors that name file and line.
 
-Four sets, one shape each:
+Five sets, one shape each:
 - seed, docs: `expect: answer`, with `relevant` (entry ids or `docs/<path>.md#anchor` sources) and `key_facts`;
+- docs_zh: `expect: answer`, Chinese renderings of English docs questions: each has `pair`, the id of its English
+  twin in `docs`, and the twin's `relevant` sources, so Chinese and English retrieval can be compared question by
+  question;
 - negatives: `expect: abstain`;
-- near_miss: `expect: not_fix`, with `near` (the entry it resembles) and `forbidden_facts`.
+- near_miss: `expect: not_fix`, with `near` (the entry it resembles) and `forbidden_facts`; optionally
+  `contradiction` (which of the entry's conditions the user's setup contradicts, one of CONTRADICTIONS) and
+  `relevant` (another source that does answer the question; without it the right behaviour is to abstain).
+
+Optional on any line: `pair` (the id of the same question in the other language, in any loaded set), `note`
+(why the item is labelled as it is, for a reader).
 """
 
 from __future__ import annotations
@@ -17,12 +25,19 @@ from typing import Literal
 from assistant.errors import AssistantError
 from assistant.settings import REPO_ROOT
 
-SETS = ("seed", "docs", "negatives", "near_miss")
-ANSWERABLE = ("seed", "docs")
+SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh")
+ANSWERABLE = ("seed", "docs", "docs_zh")
 DEFAULT_SETS_DIR = REPO_ROOT / "eval" / "sets"
 
 Expect = Literal["answer", "abstain", "not_fix"]
-_EXPECT_BY_SET = {"seed": "answer", "docs": "answer", "negatives": "abstain", "near_miss": "not_fix"}
+_EXPECT_BY_SET = {"seed": "answer", "docs": "answer", "negatives": "abstain", "near_miss": "not_fix", "docs_zh": "answer"}
+# How a near-miss differs from the entry it resembles: the user's GPU is not one the entry covers; the user's
+# version already has the entry's fix (or is outside its affected range); a feature the entry's bug needs is not
+# in use; the symptom is another one (OOM, hang, slow, wrong output instead of a crash); another model or
+# quantization than the entry's.
+CONTRADICTIONS = ("hardware", "version_fixed", "feature_absent", "other_symptom", "other_model")
+# A set whose every line is the twin of a line in another set, and which set holds the twins.
+_PAIRED_SETS = {"docs_zh": "docs"}
 
 
 class DatasetError(AssistantError):
@@ -41,6 +56,9 @@ class Item:
     key_facts: tuple[str, ...] = ()
     near: str | None = None
     forbidden_facts: tuple[str, ...] = ()
+    contradiction: str | None = None
+    pair: str | None = None
+    note: str = ""
 
     @property
     def answerable(self) -> bool:
@@ -80,7 +98,20 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
     lang = row.get("lang", "en")
     if lang not in ("en", "zh"):
         raise DatasetError(f"{where}: lang {lang!r} is not one of: en, zh")
-    item = Item(id=row["id"], set=set_name, query=row["query"], lang=lang, expect=expect, kind=row.get("kind") or "")
+    for field in ("pair", "note", "kind"):
+        if field in row and (not isinstance(row[field], str) or not row[field].strip()):
+            raise DatasetError(f"{where}: {field!r} must be a non-empty string when given")
+    if set_name in _PAIRED_SETS:
+        if "pair" not in row:
+            raise DatasetError(f"{where}: a {set_name} item needs 'pair', the id of its twin in the {_PAIRED_SETS[set_name]} set")
+        if lang != "zh":
+            raise DatasetError(f"{where}: the {set_name} set holds Chinese items (lang 'zh'), got {lang!r}")
+    if "contradiction" in row and expect != "not_fix":
+        raise DatasetError(f"{where}: 'contradiction' is only for not_fix (near_miss) items")
+    item = Item(
+        id=row["id"], set=set_name, query=row["query"], lang=lang, expect=expect, kind=row.get("kind") or "",
+        pair=row.get("pair"), note=row.get("note") or "",
+    )
     if expect == "answer":
         relevant = _strings(row, "relevant", where, required=True)
         facts = _regexes(_strings(row, "key_facts", where, required=True), "key_facts", where)
@@ -89,7 +120,14 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
         if not isinstance(row.get("near"), str) or not row["near"].strip():
             raise DatasetError(f"{where}: a not_fix item needs 'near', the id of the entry it resembles")
         forbidden = _regexes(_strings(row, "forbidden_facts", where, required=True), "forbidden_facts", where)
-        return Item(**{**item.__dict__, "near": row["near"], "forbidden_facts": forbidden})
+        contradiction = row.get("contradiction")
+        if contradiction is not None and contradiction not in CONTRADICTIONS:
+            raise DatasetError(f"{where}: contradiction {contradiction!r} is not one of: {', '.join(CONTRADICTIONS)}")
+        relevant = _strings(row, "relevant", where, required=False)
+        return Item(
+            **{**item.__dict__, "near": row["near"], "forbidden_facts": forbidden, "contradiction": contradiction,
+               "relevant": relevant}
+        )
     return item
 
 
@@ -124,10 +162,48 @@ def load_set(name: str, sets_dir: Path = DEFAULT_SETS_DIR) -> list[Item]:
 def load_sets(names: str | list[str] = "all", sets_dir: Path = DEFAULT_SETS_DIR) -> dict[str, list[Item]]:
     chosen = list(SETS) if names == "all" else [names] if isinstance(names, str) else names
     out = {name: load_set(name, sets_dir) for name in chosen}
-    ids: dict[str, str] = {}
+    by_id: dict[str, Item] = {}
     for name, items in out.items():
         for item in items:
-            if item.id in ids:
-                raise DatasetError(f"id {item.id!r} appears in both the {ids[item.id]} and the {name} sets")
-            ids[item.id] = name
+            if item.id in by_id:
+                raise DatasetError(f"id {item.id!r} appears in both the {by_id[item.id].set} and the {name} sets")
+            by_id[item.id] = item
+    # A paired set is checked against its twins even when only it was asked for.
+    twins = dict(by_id)
+    for name in chosen:
+        other = _PAIRED_SETS.get(name)
+        if other and other not in out:
+            twins.update({i.id: i for i in load_set(other, sets_dir) if i.id not in twins})
+    check_pairs([i for items in out.values() for i in items], twins, every_set=set(SETS) <= set(out))
     return out
+
+
+def check_pairs(items: list[Item], twins: dict[str, Item], every_set: bool) -> None:
+    """A `pair` names an item of the other language that exists; a paired set's twins expect the same sources.
+
+    Why: the Chinese-vs-English comparison is only meaningful question by question, with the same labels.
+    """
+    seen: dict[str, str] = {}
+    for item in items:
+        if item.pair is None:
+            continue
+        twin = twins.get(item.pair)
+        if twin is None:
+            if item.set in _PAIRED_SETS or every_set:
+                raise DatasetError(f"{item.set} item {item.id!r}: pair {item.pair!r} is not the id of any eval item")
+            continue  # the twin may be in a set that was not loaded (e.g. --set near_miss): nothing to compare
+        if twin.lang == item.lang:
+            raise DatasetError(f"{item.set} item {item.id!r}: its pair {twin.id!r} has the same language ({item.lang})")
+        if item.set in _PAIRED_SETS:
+            if twin.set != _PAIRED_SETS[item.set]:
+                raise DatasetError(
+                    f"{item.set} item {item.id!r}: its pair {twin.id!r} is in {twin.set}, not in {_PAIRED_SETS[item.set]}"
+                )
+            if set(twin.relevant) != set(item.relevant):
+                raise DatasetError(
+                    f"{item.set} item {item.id!r}: relevant {list(item.relevant)} differs from its twin "
+                    f"{twin.id!r} {list(twin.relevant)}; a rendering expects the same sources"
+                )
+            if item.pair in seen:
+                raise DatasetError(f"{item.set} items {seen[item.pair]!r} and {item.id!r} are both paired with {item.pair!r}")
+            seen[item.pair] = item.id

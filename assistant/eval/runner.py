@@ -280,9 +280,9 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         markdown_table(run.rows),
         "",
-        "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs), citation validity over every "
-        "answered query, abstention over negatives (should abstain) vs seed + docs (should answer), wrong-fix rate over "
-        "near-misses, latency over every query. Baselines never abstain unless nothing is retrieved.",
+        "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh), citation validity "
+        "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
+        "wrong-fix rate over near-misses, latency over every query. Baselines never abstain unless nothing is retrieved.",
     ]
     for system in run.systems:
         failures = failure_lines(run.results, system)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from assistant.eval.dataset import DatasetError, load_set, load_sets
+from assistant.eval.dataset import CONTRADICTIONS, DatasetError, load_set, load_sets
 from assistant.eval.metrics import (
     abstention,
     check_citations,
@@ -154,9 +154,83 @@ def _write(tmp_path, name, rows):
 
 def test_the_repository_sets_load():
     sets = load_sets("all")
-    assert {name: len(items) for name, items in sets.items()}.keys() == {"seed", "docs", "negatives", "near_miss"}
-    assert all(item.relevant and item.key_facts for item in sets["seed"] + sets["docs"])
+    assert {name: len(items) for name, items in sets.items()}.keys() == {"seed", "docs", "negatives", "near_miss", "docs_zh"}
+    assert all(item.relevant and item.key_facts for item in sets["seed"] + sets["docs"] + sets["docs_zh"])
     assert all(item.near and item.forbidden_facts for item in sets["near_miss"])
+
+
+def test_the_repository_sets_cover_what_issue_9_asks():
+    sets = load_sets("all")
+    near = sets["near_miss"]
+    assert len(near) >= 40 and {i.lang for i in near} == {"en", "zh"}
+    assert {i.contradiction for i in near} == set(CONTRADICTIONS)
+    docs = {i.id: i for i in sets["docs"]}
+    zh = sets["docs_zh"]
+    assert len(zh) >= 30
+    assert all(i.lang == "zh" and docs[i.pair].lang == "en" and docs[i.pair].relevant == i.relevant for i in zh)
+
+
+_ZH = {"id": "z1", "query": "q", "lang": "zh", "expect": "answer", "pair": "d1", "relevant": ["a"], "key_facts": ["x"]}
+_EN = {"id": "d1", "query": "q", "lang": "en", "expect": "answer", "relevant": ["a"], "key_facts": ["x"]}
+_NEAR = {"id": "n1", "query": "q", "expect": "not_fix", "near": "e", "forbidden_facts": ["x"]}
+
+
+def test_optional_fields_load(tmp_path):
+    _write(tmp_path, "docs", [_EN])
+    _write(tmp_path, "docs_zh", [_ZH])
+    near = {**_NEAR, "contradiction": "hardware", "relevant": ["docs/a.md#b"], "note": "V100 is SM70", "pair": "n2"}
+    _write(tmp_path, "near_miss", [near, {**_NEAR, "id": "n2", "lang": "zh", "pair": "n1"}])
+    sets = load_sets(["docs_zh", "near_miss"], tmp_path)  # the twins in docs are read to check the pairs
+    assert (sets["docs_zh"][0].pair, sets["docs_zh"][0].relevant) == ("d1", ("a",))
+    n1 = sets["near_miss"][0]
+    assert (n1.contradiction, n1.relevant, n1.note, n1.pair) == ("hardware", ("docs/a.md#b",), "V100 is SM70", "n2")
+    assert not n1.answerable
+
+
+@pytest.mark.parametrize(
+    "name, row, message",
+    [
+        ("near_miss", {**_NEAR, "contradiction": "gpu"}, "contradiction 'gpu' is not one of: hardware, version_fixed"),
+        ("negatives", {"id": "g1", "query": "q", "expect": "abstain", "contradiction": "hardware"}, "only for not_fix"),
+        ("docs_zh", {k: v for k, v in _ZH.items() if k != "pair"}, "needs 'pair'"),
+        ("docs_zh", {**_ZH, "lang": "en"}, "holds Chinese items"),
+        ("near_miss", {**_NEAR, "pair": ""}, "'pair' must be a non-empty string"),
+        ("near_miss", {**_NEAR, "relevant": "docs/a.md"}, "'relevant' must be a non-empty list"),
+    ],
+)
+def test_bad_optional_fields_are_reported_with_file_and_line(tmp_path, name, row, message):
+    _write(tmp_path, name, [row])
+    with pytest.raises(DatasetError, match=message) as err:
+        load_set(name, tmp_path)
+    assert f"{name}.jsonl:1" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "zh_rows, message",
+    [
+        ([{**_ZH, "pair": "d9"}], "pair 'd9' is not the id of any eval item"),
+        ([{**_ZH, "relevant": ["b"]}], "differs from its twin 'd1'"),
+        ([_ZH, {**_ZH, "id": "z2"}], "are both paired with 'd1'"),
+    ],
+)
+def test_pairs_are_checked_against_their_twins(tmp_path, zh_rows, message):
+    _write(tmp_path, "docs", [_EN, {**_EN, "id": "d2", "lang": "zh"}])
+    _write(tmp_path, "docs_zh", zh_rows)
+    with pytest.raises(DatasetError, match=message):
+        load_sets(["docs_zh"], tmp_path)
+
+
+def test_a_pair_must_change_language_and_exist_when_every_set_is_loaded(tmp_path):
+    for name, row in (("seed", _EN), ("docs", {**_EN, "id": "d2"}), ("negatives", {"id": "g1", "query": "q", "expect": "abstain"}),
+                      ("docs_zh", {**_ZH, "pair": "d2"})):
+        _write(tmp_path, name, [row])
+    _write(tmp_path, "near_miss", [{**_NEAR, "pair": "n2"}, {**_NEAR, "id": "n2", "pair": "n1"}])
+    with pytest.raises(DatasetError, match="has the same language"):
+        load_sets("all", tmp_path)
+    _write(tmp_path, "near_miss", [{**_NEAR, "pair": "gone"}])
+    assert load_sets(["near_miss"], tmp_path)  # the twin may be in a set not loaded
+    with pytest.raises(DatasetError, match="pair 'gone' is not the id of any eval item"):
+        load_sets("all", tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +251,7 @@ def test_bad_lines_are_reported_with_file_and_line(tmp_path, row, message):
 
 
 def test_unknown_set_and_duplicate_ids_are_refused(tmp_path):
-    with pytest.raises(DatasetError, match="choose one of: seed, docs, negatives, near_miss"):
+    with pytest.raises(DatasetError, match="choose one of: seed, docs, negatives, near_miss, docs_zh"):
         load_set("nope", tmp_path)
     row = {"id": "n1", "query": "q", "expect": "abstain"}
     _write(tmp_path, "negatives", [row, row])
