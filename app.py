@@ -1,4 +1,4 @@
-"""One process serving every face: the chat UI at /ui, the HTTP API at /v1, Slack when configured.
+"""The entry point: one process serving every face (chat UI at /ui, HTTP API at /v1, Slack when configured).
 
     python app.py                 # http://127.0.0.1:7860/ui/  (ASSISTANT_HOST / ASSISTANT_PORT or --host/--port)
 
@@ -19,44 +19,13 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # no telemetry, no v
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub lookups
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # keep stderr to JSON log lines
 
-from fastapi import FastAPI
-
-from assistant.api import create_api
 from assistant.api.logs import configure_logging
+from assistant.app import create_app
 from assistant.errors import AssistantError
 from assistant.index.embedder import apply_torch_threads
-from assistant.service import Assistant
 from assistant.settings import Settings
 
 log = logging.getLogger("assistant.app")
-
-
-def create_app(settings: Settings, assistant: Assistant | None = None, ui: bool = True) -> FastAPI:
-    """The API with the UI mounted at /ui and Slack's Events API at /slack/events when configured."""
-    api = create_api(assistant or Assistant(settings), settings)
-    tracked = api.state.tracked
-    if ui:
-        from assistant.ui import mount_ui
-
-        mount_ui(api, tracked)
-    from assistant.slack import slack_mode
-
-    mode = slack_mode(settings)
-    if mode != "off":
-        from assistant.slack import create_slack_app, mount_slack, start_socket_mode
-
-        try:
-            bolt = create_slack_app(settings, tracked)
-        except Exception as exc:  # noqa: BLE001 - a bad token or an unreachable Slack must not take the UI and API down
-            log.error("slack disabled: the app could not start", extra={"error": f"{type(exc).__name__}: {exc}"})
-        else:
-            if mode == "http":
-                mount_slack(api, bolt)
-            else:
-                api.state.readiness.on_ready.append(lambda _r: start_socket_mode(bolt, settings))
-            log.info("slack enabled", extra={"mode": mode})
-    api.state.slack_mode = mode
-    return api
 
 
 def main(argv: list[str] | None = None) -> int:

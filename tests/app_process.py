@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from assistant.api.server import free_port
+from tests.server import free_port
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -13,10 +13,10 @@ import pytest
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from assistant.api import create_api
-from assistant.api.server import ServerThread
+from assistant.app import create_app
 from assistant.service import Assistant
 from assistant.settings import Settings
+from tests.server import ServerThread
 
 
 @pytest.fixture(scope="session")
@@ -35,11 +35,12 @@ def api_assistant(faces_index: Path) -> Assistant:
 
 @pytest.fixture(scope="session")
 def serve_api():
-    """A context manager: a live uvicorn server on loopback for `create_api(assistant, settings, **kw)`."""
+    """A context manager: a live uvicorn server on loopback for the shipped app, `create_app(settings, assistant, ...)`
+    (without the UI unless `ui=True`: these tests are about the API)."""
 
     @contextmanager
-    def serve(assistant: Assistant, settings: Settings, wait: bool = True, **kwargs):
-        app = create_api(assistant, settings, **kwargs)
+    def serve(assistant: Assistant, settings: Settings, wait: bool = True, ui: bool = False, **kwargs):
+        app = create_app(settings, assistant, ui=ui, **kwargs)
         with ServerThread(app) as server, httpx.Client(base_url=server.url, timeout=30) as client:
             if wait:
                 server.wait_ready()

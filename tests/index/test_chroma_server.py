@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from assistant.api.server import free_port
 from assistant.service import Assistant
 from tests.conftest import make_settings
+from tests.server import free_port
 
 
 @pytest.fixture(scope="module")

@@ -16,11 +16,9 @@ import pytest
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from assistant.api import create_api
-from assistant.api.server import ServerThread
-from assistant.service import Assistant
+from assistant.app import create_app
 from assistant.settings import Settings
-from assistant.slack import create_slack_app, mount_slack
+from tests.server import ServerThread
 
 BOT_USER, BOT_ID, SECRET = "UBOT", "BBOT", "test-signing-secret"
 
@@ -130,8 +128,8 @@ def bot(faces_index: Path, tmp_path_factory: pytest.TempPathFactory, slack_api: 
         slack_signing_secret=SECRET,
         slack_api_url=slack_api.url,
     )
-    api = create_api(Assistant(settings), settings)
-    mount_slack(api, create_slack_app(settings, api.state.tracked))
+    api = create_app(settings, ui=False)
+    assert api.state.slack_mode == "http"
     with ServerThread(api) as server:
         server.wait_ready()
         yield server.url, api, slack_api

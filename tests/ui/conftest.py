@@ -11,10 +11,9 @@ import pytest
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from assistant.api import create_api
-from assistant.api.server import ServerThread
-from assistant.service import Assistant
+from assistant.app import create_app
 from assistant.settings import Settings
+from tests.server import ServerThread
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -35,11 +34,8 @@ def faces_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def ui_server(faces_index: Path, tmp_path_factory: pytest.TempPathFactory):
     """(base url, API app) with the Gradio UI mounted at /ui."""
-    from assistant.ui import mount_ui
-
     settings = Settings(index_dir=faces_index, feedback_db=tmp_path_factory.mktemp("ui") / "feedback.sqlite3")
-    api = create_api(Assistant(settings), settings)
-    mount_ui(api, api.state.tracked)
+    api = create_app(settings)
     with ServerThread(api) as server:
         server.wait_ready()
         yield server.url, api

@@ -1,4 +1,4 @@
-"""Run an ASGI app with uvicorn in a background thread on loopback (tests, benchmark, screenshots)."""
+"""Test helper: run an ASGI app with uvicorn in a background thread on loopback."""
 
 from __future__ import annotations
 
