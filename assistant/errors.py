@@ -28,3 +28,15 @@ class IndexError_(AssistantError):
 
 class IndexMismatchError(IndexError_):
     """The index was built with another embedding model than the one configured."""
+
+
+class SyncError(AssistantError):
+    """A sync cannot run or a source cannot be read (bad archive, a remote that keeps failing)."""
+
+
+class RateLimited(SyncError):
+    """A remote API asked us to wait longer than we are willing to: stop cleanly, resume from the cursor later."""
+
+    def __init__(self, message: str, retry_at: float):
+        super().__init__(message)
+        self.retry_at = retry_at

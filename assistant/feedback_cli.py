@@ -11,7 +11,17 @@ EXIT_OK = 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("feedback", help="list feedback and the abstained questions (knowledge gaps); export feedback")
+    p = sub.add_parser(
+        "feedback",
+        help="list feedback and the knowledge gaps (similar abstained questions grouped); export feedback; "
+        "`feedback drafts` writes draft entries from Slack threads a person answered",
+    )
+    p.add_argument(
+        "action", nargs="?", choices=["drafts"],
+        help="drafts: a draft curated entry (YAML, for review) per Slack thread where the assistant abstained "
+        "and a person answered",
+    )  # fmt: skip
+    p.add_argument("--out", type=Path, help="where `drafts` writes (default: .data/drafts, never corpus/entries)")
     p.add_argument("--db", type=Path, help="feedback SQLite file (env ASSISTANT_FEEDBACK_DB)")
     p.add_argument("--limit", type=int, default=50, help="rows shown per list (default 50)")
     p.add_argument("--export", type=Path, metavar="FILE", help="write all feedback to FILE (.json or .csv)")
@@ -34,18 +44,21 @@ def cmd_feedback(args: argparse.Namespace) -> int:
 
     settings = Settings().with_overrides(feedback_db=args.db)
     store = FeedbackStore(settings.feedback_db)
+    if args.action == "drafts":
+        return _drafts(store, args.out or settings.feedback_db.parent / "drafts")
     if args.export is not None:
         n = store.export(args.export)
         print(f"exported {n} feedback records to {args.export}")
         return EXIT_OK
+    from assistant.feedback.drafts import group_gaps
+
     feedback = store.list(limit=args.limit)
     gaps = store.gaps(limit=args.limit)
+    groups = group_gaps(gaps)
     if args.json:
-        print(
-            json.dumps(
-                {"feedback": [f.to_dict() for f in feedback], "gaps": [g.__dict__ for g in gaps]}, ensure_ascii=False
-            )
-        )
+        grouped = [{"count": g.count, "example": g.example.question, "ids": [q.id for q in g.questions]} for g in groups]
+        out = {"feedback": [f.to_dict() for f in feedback], "gaps": [g.__dict__ for g in gaps], "gap_groups": grouped}
+        print(json.dumps(out, ensure_ascii=False))
         return EXIT_OK
     print(f"Feedback ({len(feedback)} shown, newest first):")
     for f in feedback:
@@ -55,9 +68,24 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     if not feedback:
         print("  (none yet)")
     print()
-    print(f"Knowledge gaps: questions abstained on ({len(gaps)} shown, newest first):")
-    for g in gaps:
-        print(f"  {_when(g.ts)} {g.face:<5} {_one_line(g.question)}")
+    print(f"Knowledge gaps: questions abstained on ({len(gaps)} shown, similar ones grouped, most asked first):")
+    for group in groups:
+        g = group.example
+        print(f"  {group.count:>3}x  {_when(g.ts)} {g.face:<5} {_one_line(g.question)}")
     if not gaps:
         print("  (none yet)")
+    return EXIT_OK
+
+
+def _drafts(store, out_dir: Path) -> int:
+    from assistant.feedback.drafts import write_drafts
+
+    gaps = store.answered_gaps()
+    written = write_drafts(gaps, out_dir)
+    for path in written:
+        print(f"draft: {path}")
+    print(
+        f"{len(written)} new draft(s) in {out_dir} from {len(gaps)} answered Slack thread(s); review each and move "
+        "it to corpus/entries/ to publish"
+    )
     return EXIT_OK

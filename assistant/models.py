@@ -24,10 +24,11 @@ def _strings(value: Any) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class Chunk:
-    """One indexed unit: a curated entry, a Q&A from a page, or a documentation section part."""
+    """One indexed unit: a curated entry, a Q&A from a page, a documentation section part, or a GitHub issue's
+    problem or resolution."""
 
     id: str
-    kind: Literal["entry", "qa", "doc"]
+    kind: Literal["entry", "qa", "doc", "issue"]
     title: str
     source: str  # citable: a URL or a repo-relative path, plus '#section' for documents
     origin: str  # the file it was read from, for incremental sync

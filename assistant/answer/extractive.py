@@ -79,7 +79,34 @@ def _qa_body(hit: Hit, lang: Lang, n: int) -> list[str]:
     return [f"**{label}: {hit.chunk.title}** [{n}]", "", _cite(hit.chunk.data["answer"], n)]
 
 
-def _body(hit: Hit, query: Query, lang: Lang, n: int) -> list[str]:
+def _issue_body(hit: Hit, lang: Lang, n: int, citations: list[Citation]) -> list[str]:
+    """A GitHub issue: its problem cited to the issue, its resolution cited to the answering comment or fix."""
+    L = LABELS[lang]
+    data = hit.chunk.data
+    title = hit.chunk.title.removeprefix("Resolution of ")
+    if data.get("status") != "resolved":
+        updated = (data.get("updated_at") or "")[:10]
+        status = f"{L['open_status']}" + (f" (updated {updated})" if updated else "")
+        return [f"**{L['open_issue']}: {title}** [{n}]", "", f"**{L['status']}:** {status} [{n}]", "",
+                f"**{L['problem']}:** " + _cite(data.get("problem") or title, n)]  # fmt: skip
+    issue_n = n
+    if hit.chunk.source != data["url"]:  # the resolution chunk matched: cite the issue too
+        issue_n = len(citations) + 1
+        citations.append(Citation(issue_n, data["url"], title, data["url"]))
+        res_n = n
+    else:
+        res_n = len(citations) + 1
+        citations.append(Citation(res_n, data["resolution_id"], f"Resolution of {title}", data["resolution_url"]))
+    lines = [f"**{L['known_issue']}: {title}** [{issue_n}]", ""]
+    if data.get("problem"):
+        lines += [f"**{L['problem']}:** " + _cite(data["problem"], issue_n), ""]
+    lines += [f"**{L['resolution']}:** " + _cite(data["resolution"], res_n)]
+    return lines
+
+
+def _body(hit: Hit, query: Query, lang: Lang, n: int, citations: list[Citation] | None = None) -> list[str]:
+    if hit.chunk.kind == "issue":
+        return _issue_body(hit, lang, n, citations if citations is not None else [])
     if hit.chunk.kind == "entry":
         return _entry_body(hit.chunk.data, lang, n)
     if hit.chunk.kind == "qa":
@@ -114,8 +141,11 @@ def compose(query: Query, hits: list[Hit], min_confidence: float) -> Answer:
     lang = query.lang
     primary = good[0]
     citations = [Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source)]
-    lines = _body(primary, query, lang, 1)
-    related = [h for h in hits if h is not primary and h.confidence >= min_confidence * _SEE_ALSO_SHARE]
+    lines = _body(primary, query, lang, 1, citations)
+    cited = {c.id for c in citations}
+    related = [
+        h for h in hits if h.chunk.id not in cited and h.confidence >= min_confidence * _SEE_ALSO_SHARE
+    ]
     by_source: dict[str, Hit] = {}
     for h in related:  # one entry per section: its best part
         if h.chunk.id != primary.chunk.id:

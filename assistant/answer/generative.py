@@ -90,6 +90,9 @@ def source_text(chunk: Chunk, lang: Lang) -> str:
         return _clip(data.get("body", chunk.dense_text), _SOURCE_CHARS)
     if chunk.kind == "qa":
         return _clip(data.get("answer", chunk.dense_text), _SOURCE_CHARS)
+    if chunk.kind == "issue":
+        parts = [f"Status: {data.get('status')}", data.get("problem", ""), data.get("resolution", "")]
+        return _clip("\n".join(p for p in parts if p), _SOURCE_CHARS)
     labels = LABELS[lang]
     lines = []
     for key in ("root_cause", "fix"):

@@ -16,6 +16,12 @@ LABELS = {
         "sources": "Sources",
         "from_docs": "From the vLLM documentation",
         "from_qa": "From a known Q&A",
+        "known_issue": "Known issue",
+        "open_issue": "Known open issue",
+        "problem": "Problem",
+        "resolution": "Resolution",
+        "status": "Status",
+        "open_status": "open, no resolution recorded yet",
     },
     "zh": {
         "root_cause": "根本原因",
@@ -30,6 +36,12 @@ LABELS = {
         "sources": "来源",
         "from_docs": "来自 vLLM 官方文档（英文）",
         "from_qa": "来自已知问答",
+        "known_issue": "已知问题",
+        "open_issue": "尚未解决的已知问题",
+        "problem": "问题",
+        "resolution": "解决方案",
+        "status": "状态",
+        "open_status": "未关闭，尚无解决方案",
     },
 }
 

@@ -38,11 +38,17 @@ def create_api(
     store = store or FeedbackStore(settings.feedback_db)
     tracked = TrackedAssistant(assistant, store, observer=metrics.observe_answer)
 
+    from assistant.sync.schedule import SyncScheduler
+
+    scheduler = SyncScheduler(settings, assistant)  # runs only when sync_interval_minutes > 0
+    readiness.on_ready.append(lambda _r: scheduler.start())
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         if prepare and not readiness.ready:
             readiness.start(assistant)
         yield
+        scheduler.stop()
         store.close()
 
     app = FastAPI(
@@ -57,6 +63,7 @@ def create_api(
     app.state.readiness = readiness
     app.state.store = store
     app.state.tracked = tracked
+    app.state.sync = scheduler
 
     guarded = [Depends(bearer_guard(settings.api_keys)), Depends(_require_ready)]
     app.include_router(health.router)

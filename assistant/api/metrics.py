@@ -52,6 +52,22 @@ class Metrics:
         self.errors = Counter(
             "assistant_errors_total", "Errors returned, by route and kind.", ["route", "kind"], registry=r
         )
+        self.sync_success = Gauge(
+            "assistant_sync_last_success_timestamp_seconds",
+            "Unix time of the last successful sync, by source.",
+            ["source"],
+            registry=r,
+        )
+        self.sync_failing = Gauge(
+            "assistant_sync_failing", "1 when the last sync attempt of a source failed.", ["source"], registry=r
+        )
+
+    def observe_sync(self, statuses) -> None:
+        """Set the sync gauges from the checkpoint file's per-source status (read at scrape time)."""
+        for s in statuses:
+            if s.last_success:
+                self.sync_success.labels(s.name).set(s.last_success)
+            self.sync_failing.labels(s.name).set(1 if s.last_error else 0)
 
     def observe_answer(self, face: str, answer: Answer) -> None:
         self.answers.labels(face).inc()

@@ -51,6 +51,18 @@ CREATE TABLE IF NOT EXISTS threads (
     content TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS threads_conversation ON threads (conversation, seq);
+CREATE TABLE IF NOT EXISTS thread_questions (
+    conversation TEXT NOT NULL,
+    question_id INTEGER NOT NULL REFERENCES questions (id),
+    PRIMARY KEY (conversation, question_id)
+);
+CREATE TABLE IF NOT EXISTS thread_replies (
+    conversation TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    user TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (conversation, ts)
+);
 """
 
 MAX_COMMENT_CHARS = 2000
@@ -207,6 +219,49 @@ class FeedbackStore:
                 writer.writerows(records)
         return len(records)
 
+    # Slack threads where the assistant abstained and a person answered: drafts for new entries.
+    def link_thread(self, conversation: str, question_id: int) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO thread_questions (conversation, question_id) VALUES (?, ?)",
+                (conversation, question_id),
+            )
+
+    def record_reply(self, conversation: str, ts: str, user: str, text: str) -> bool:
+        """Keep a person's reply in a thread the assistant answered in; False (nothing kept) for other threads."""
+        text = (text or "").strip()
+        if not text:
+            return False
+        with self._tx() as conn:
+            known = conn.execute("SELECT 1 FROM thread_questions WHERE conversation = ?", (conversation,)).fetchone()
+            if not known:
+                return False
+            conn.execute(
+                "INSERT OR REPLACE INTO thread_replies (conversation, ts, user, text) VALUES (?, ?, ?, ?)",
+                (conversation, ts, user, text[:MAX_COMMENT_CHARS * 5]),
+            )
+        return True
+
+    def answered_gaps(self) -> list[AnsweredGap]:
+        """Abstained questions of Slack threads in which someone replied afterwards, oldest first."""
+        with self._lock:
+            conn = self._connection()
+            rows = conn.execute(
+                "SELECT t.conversation, q.id, q.ts, q.face, q.question, q.abstained, q.top_hit "
+                "FROM thread_questions t JOIN questions q ON q.id = t.question_id "
+                "WHERE q.abstained = 1 ORDER BY q.ts, q.id"
+            ).fetchall()
+            out = []
+            for row in rows:
+                replies = conn.execute(
+                    "SELECT ts, user, text FROM thread_replies WHERE conversation = ? ORDER BY CAST(ts AS REAL)",
+                    (row[0],),
+                ).fetchall()
+                # Replies are kept only once the assistant has answered in the thread: they came after it.
+                if replies:
+                    out.append(AnsweredGap(row[0], _asked(row[1:]), tuple(ThreadReply(*r) for r in replies)))
+        return out
+
     # Slack threads: the conversation so far, for follow-ups.
     def append_turn(self, conversation: str, turn: Turn) -> None:
         with self._tx() as conn:
@@ -228,5 +283,22 @@ class FeedbackStore:
         return [Turn(role=r[0], content=r[1]) for r in reversed(rows)]
 
 
+@dataclass(frozen=True)
+class ThreadReply:
+    ts: str
+    user: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AnsweredGap:
+    """A question the assistant abstained on in a Slack thread, and what people replied there afterwards."""
+
+    conversation: str
+    question: AskedQuestion
+    replies: tuple[ThreadReply, ...]
+
+
 def _asked(row: tuple) -> AskedQuestion:
     return AskedQuestion(row[0], row[1], row[2], row[3], bool(row[4]), row[5])
+

@@ -3,6 +3,11 @@
 Embedded on disk by default, a Chroma server when `chroma_url` is set. The collection's metadata
 records which embedding model built it (mixing models is refused) and a revision bumped on every
 write, so readers know when their in-memory copy is stale.
+
+Sync builds a new generation of the collection beside the live one and then flips a pointer (the
+metadata of a tiny `<collection>-live` collection) in one write: readers switch on their next
+revision check, never seeing a half-applied sync. Without a pointer the live collection is
+`settings.collection` itself, as before.
 """
 
 from __future__ import annotations
@@ -18,6 +23,22 @@ from assistant.models import Chunk
 from assistant.settings import Settings
 
 _BATCH = 1000
+POINTER_SUFFIX = "-live"
+
+
+def pointer_name(base: str) -> str:
+    return base + POINTER_SUFFIX
+
+
+def live_name(client, base: str) -> str:
+    """The generation readers should use: the pointer's target, or `base` when no sync ever flipped it."""
+    from chromadb.errors import NotFoundError
+
+    try:
+        meta = client.get_collection(pointer_name(base)).metadata or {}
+    except NotFoundError:
+        return base
+    return str(meta.get("live") or base)
 
 
 def embedder_key(settings: Settings) -> str:
@@ -52,10 +73,22 @@ def _from_record(chunk_id: str, document: str, meta: dict) -> Chunk:
 
 
 class ChromaStore:
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, generation: str | None = None):
+        """`generation` pins one collection (sync's staging); by default the live one is followed."""
         self.settings = settings
+        self._pinned = generation
         self._client = None
         self._collection = None
+
+    @property
+    def client(self):
+        self._client = self._client or self._connect()
+        return self._client
+
+    @property
+    def name(self) -> str:
+        """The collection (generation) this store reads and writes."""
+        return self.collection.name
 
     @property
     def location(self) -> str:
@@ -83,10 +116,10 @@ class ChromaStore:
     @property
     def collection(self):
         if self._collection is None:
-            self._client = self._client or self._connect()
             key = embedder_key(self.settings)
-            col = self._client.get_or_create_collection(
-                self.settings.collection,
+            name = self._pinned or live_name(self.client, self.settings.collection)
+            col = self.client.get_or_create_collection(
+                name,
                 configuration={"hnsw": {"space": "cosine"}},
                 metadata={"embedding_model": key, "revision": 0},
                 embedding_function=None,
@@ -101,6 +134,13 @@ class ChromaStore:
         return self._collection
 
     def revision(self) -> int:
+        """The live generation's revision; follows the pointer to a newly promoted generation first.
+
+        Revisions grow across generations (a new one starts above its base), so a reader comparing
+        revisions notices a switch too."""
+        stale = self._pinned is None and self._collection is not None
+        if stale and live_name(self.client, self.settings.collection) != self._collection.name:
+            self._collection = None
         return int((self.collection.metadata or {}).get("revision", 0))
 
     def _bump_revision(self) -> None:

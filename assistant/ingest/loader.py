@@ -15,7 +15,7 @@ from assistant.models import Chunk
 INGESTED_SUFFIXES = {".md", ".markdown", ".yaml", ".yml", ".txt"}
 # A folder's own cover notes (what it is, where it came from) are not knowledge; a README.md deeper in
 # the tree is usually a real page (vLLM's docs/features/quantization/README.md).
-_ROOT_NOTES = {"README.md", "SOURCE.md", "LICENSE", "LICENSE.md"}
+_ROOT_NOTES = {"README.md", "SOURCE.md", "LICENSE", "LICENSE.md", "sources.yaml"}  # sources.yaml: the sync sources file
 
 
 def load_file(path: Path, root: Path) -> list[Chunk]:

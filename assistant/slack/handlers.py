@@ -35,6 +35,7 @@ def answer_in_thread(client: WebClient, tracked: TrackedAssistant, channel: str,
         log.error("slack answer failed", extra={"error": str(exc)})
         client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=f"Sorry, the assistant failed: {exc}")
         return
+    store.link_thread(key, asked.question_id)  # a person's later reply here may become a draft entry
     store.append_turn(key, Turn("user", text.strip()))
     store.append_turn(key, Turn("assistant", asked.answer.text))
     client.chat_postMessage(
@@ -60,9 +61,17 @@ def register(app: App, tracked: TrackedAssistant) -> None:
         answer_in_thread(client, tracked, event["channel"], event.get("thread_ts") or event["ts"], text)
 
     @app.event("message")
-    def on_message(event: dict, client: WebClient) -> None:
-        # Direct messages only; in channels the bot answers when mentioned.
-        if event.get("channel_type") != "im" or _from_a_bot(event):
+    def on_message(event: dict, client: WebClient, context: dict) -> None:
+        # Direct messages are answered; in channels the bot answers when mentioned, and keeps what people
+        # reply in its threads (material for `feedback drafts` when it could not answer).
+        if _from_a_bot(event):
+            return
+        if event.get("channel_type") != "im":
+            bot_user = context.get("bot_user_id") or ""
+            thread = event.get("thread_ts")
+            if thread and (not bot_user or f"<@{bot_user}" not in event.get("text", "")):
+                key = conversation_key(event["channel"], thread)
+                tracked.store.record_reply(key, event.get("ts", ""), event.get("user", ""), event.get("text", ""))
             return
         text = _MENTION.sub("", event.get("text", "")).strip()
         answer_in_thread(client, tracked, event["channel"], event.get("thread_ts") or event["ts"], text)

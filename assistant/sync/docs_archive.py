@@ -1,0 +1,151 @@
+"""A repository's docs at a git ref, from the repository archive of that ref (GitHub's tarball endpoint).
+
+The ref is first resolved to a commit with a conditional request: an unchanged ref costs one 304 and
+nothing is downloaded. Each Markdown page is split like any docs folder; its chunks carry the ref and
+cite the rendered page of that version (https://docs.vllm.ai/en/v0.31.0/usage/faq/#anchor).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+import tarfile
+from pathlib import PurePosixPath
+
+from assistant.errors import SyncError
+from assistant.ingest.markdown_docs import load_markdown
+from assistant.models import Chunk
+from assistant.sync.context import SyncContext
+from assistant.sync.github import GitHubClient
+from assistant.sync.sources import DocsSource
+
+_MD = (".md", ".markdown")
+_MAX_MEMBER = 5_000_000
+_TAG_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)$")
+
+
+def docs_version(ref: str) -> str:
+    """The version segment of the rendered docs URL: a tag as is, 'latest' for the main branch."""
+    return "latest" if ref in ("main", "master", "latest") else ref
+
+
+def ref_version(ref: str) -> str | None:
+    """The release a ref names (v0.31.0 -> 0.31.0), None for a branch."""
+    m = _TAG_VERSION.match(ref)
+    return m.group(1) if m else None
+
+
+def page_url(template: str, ref: str, rel: str) -> str:
+    """docs/usage/faq.md -> .../usage/faq/ ; a folder's README.md or index.md -> the folder's page."""
+    path = PurePosixPath(rel)
+    parts = list(path.with_suffix("").parts)
+    if parts and parts[-1].lower() in ("readme", "index"):
+        parts = parts[:-1]
+    page = "/".join(parts) + "/" if parts else ""
+    return template.format(version=docs_version(ref), page=page)
+
+
+def origin_prefix(source: DocsSource) -> str:
+    return f"docs:{source.repo}@{source.ref}:"
+
+
+def archive_pages(blob: bytes, folder: str) -> dict[str, str]:
+    """{path under `folder`: text} of the Markdown files in a GitHub-style tarball (`owner-repo-sha/` on top)."""
+    pages: dict[str, str] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(blob), mode="r:*") as tar:
+            for member in tar:
+                if not member.isfile() or member.size > _MAX_MEMBER:
+                    continue
+                parts = PurePosixPath(member.name).parts
+                if len(parts) < 3 or parts[1] != folder or ".." in parts or not parts[-1].lower().endswith(_MD):
+                    continue
+                handle = tar.extractfile(member)
+                if handle is None:
+                    continue
+                try:
+                    text = handle.read().decode("utf-8-sig")
+                except UnicodeDecodeError:
+                    continue
+                pages["/".join(parts[2:])] = text.replace("\r\n", "\n")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise SyncError(f"the docs archive is not a readable tar.gz: {exc}") from exc
+    if not pages:
+        raise SyncError(f"the docs archive has no Markdown under {folder}/ (expected owner-repo-sha/{folder}/...)")
+    return pages
+
+
+def page_chunks(source: DocsSource, rel: str, text: str, commit: str | None) -> list[Chunk]:
+    origin = f"{origin_prefix(source)}{rel}"
+    url = page_url(source.url_template, source.ref, rel)
+    chunks = load_markdown(text, PurePosixPath(rel), url)  # type: ignore[arg-type]
+    extra = {
+        "ref": source.ref,
+        "version": ref_version(source.ref),
+        "repo": source.repo,
+        "path": f"{source.folder}/{rel}",
+    }
+    if commit:
+        extra["commit"] = commit
+    return [dataclasses.replace(c, origin=origin, data={**c.data, **extra}) for c in chunks]
+
+
+def _fetch(source: DocsSource, ctx: SyncContext) -> tuple[bytes, str] | None:
+    """(archive, commit) when the ref moved since the last sync, None when unchanged."""
+    settings = ctx.settings
+
+    def count() -> None:
+        ctx.requests += 1
+
+    client = GitHubClient(
+        settings.github_api_url,
+        settings.github_token,
+        max_wait=settings.github_max_wait,
+        backoff=settings.github_backoff,
+        sleep=ctx.sleep,
+        clock=ctx.clock,
+        on_request=count,
+    )
+    cursor = ctx.cursor()
+    try:
+        ref = client.page(f"repos/{source.repo}/commits/{source.ref}", etag=cursor.get("etag"))
+        if ref.status == 304:
+            return None
+        sha = ref.data["sha"]
+        if sha == cursor.get("commit"):
+            ctx.checkpoint({**cursor, "etag": ref.etag})
+            return None
+        ctx.say(f"downloading {source.repo}@{source.ref} ({sha[:12]})")
+        response = client.get(f"repos/{source.repo}/tarball/{sha}")
+        if response.status_code != 200:
+            raise SyncError(f"GitHub has no archive of {source.repo}@{source.ref} ({response.status_code})")
+        ctx.notes.append(f"{source.ref} is at {sha[:12]}")
+        return response.content, f"{sha}\n{ref.etag or ''}"
+    finally:
+        client.close()
+
+
+def sync_docs(source: DocsSource, ctx: SyncContext) -> None:
+    cursor = ctx.cursor()
+    if source.archive is not None:
+        try:
+            blob = source.archive.read_bytes()
+        except OSError as exc:
+            raise SyncError(f"{source.name}: cannot read the archive {source.archive}: {exc.strerror or exc}") from exc
+        commit, etag = None, None
+    else:
+        fetched = _fetch(source, ctx)
+        if fetched is None:
+            ctx.say(f"{source.ref} unchanged")
+            return
+        blob, marker = fetched
+        commit, etag = marker.split("\n", 1)
+    pages = archive_pages(blob, source.folder)
+    prefix = origin_prefix(source)
+    for i, (rel, text) in enumerate(sorted(pages.items()), start=1):
+        ctx.apply({f"{prefix}{rel}": page_chunks(source, rel, text, commit)})
+        if i % 20 == 0 or i == len(pages):
+            ctx.say(f"{i}/{len(pages)} pages of {source.ref}")
+    ctx.remove(ctx.writer.origins(prefix) - {f"{prefix}{rel}" for rel in pages})
+    ctx.checkpoint({**cursor, "commit": commit, "etag": etag or None})
