@@ -138,9 +138,16 @@ def run_sync(
                 status, error = "failed", str(exc)
                 log.error("source failed", extra={"source": source.name, "error": str(exc)})
             result = SourceResult(
-                source.name, source.kind, status, ctx.counts, ctx.requests, time.perf_counter() - started,
-                ctx.notes, error, retry_at,
-            )  # fmt: skip
+                source.name,
+                source.kind,
+                status,
+                ctx.counts,
+                ctx.requests,
+                time.perf_counter() - started,
+                ctx.notes,
+                error,
+                retry_at,
+            )
             results.append(result)
         report = SyncReport(results, dry_run)
         if dry_run:

@@ -32,7 +32,11 @@ class SourceStatus:
         def iso(ts: float | None) -> str | None:
             return dt.datetime.fromtimestamp(ts, dt.UTC).isoformat(timespec="seconds") if ts else None
 
-        return {"last_success": iso(self.last_success), "last_attempt": iso(self.last_attempt), "last_error": self.last_error}
+        return {
+            "last_success": iso(self.last_success),
+            "last_attempt": iso(self.last_attempt),
+            "last_error": self.last_error,
+        }
 
 
 def sync_status(settings: Settings) -> list[SourceStatus]:
@@ -62,9 +66,11 @@ class SyncScheduler:
         try:
             sources = select(load_sources(self.settings.sources_file), [])
             report = run_sync(
-                self.settings, sources, embedder=lambda: self.assistant.embedder,
+                self.settings,
+                sources,
+                embedder=lambda: self.assistant.embedder,
                 progress=lambda m: log.info("sync progress", extra={"progress": m}),
-            )  # fmt: skip
+            )
         except AssistantError as exc:
             self.last_error = str(exc)
             log.error("scheduled sync failed; the previous knowledge keeps serving", extra={"error": str(exc)})

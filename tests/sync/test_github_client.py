@@ -46,8 +46,13 @@ def test_a_short_rate_limit_is_waited_out(client, fake_github):
 
 
 def test_a_long_rate_limit_stops_with_the_time_to_retry(client, fake_github):
-    headers = {"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "0", "X-RateLimit-Used": "60",
-               "X-RateLimit-Reset": str(1000 + 3600), "X-RateLimit-Resource": "core"}  # fmt: skip
+    headers = {
+        "X-RateLimit-Limit": "60",
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Used": "60",
+        "X-RateLimit-Reset": str(1000 + 3600),
+        "X-RateLimit-Resource": "core",
+    }
     fake_github.fail("/issues", 403, headers)
     with pytest.raises(RateLimited) as err:
         client.page(f"repos/{REPO}/issues", {"state": "all"})

@@ -37,9 +37,12 @@ def _cited(client: httpx.Client) -> list[str]:
 
 def test_scheduled_sync_serves_answers_throughout_and_publishes_atomically(tmp_path, fake_github, embedder):
     settings = make_settings(
-        tmp_path / "index", github_api_url=fake_github.url, github_backoff=0.0,
-        sources_file=_sources(tmp_path / "sources.yaml", fake_github.url), sync_interval_minutes=60,
-    )  # fmt: skip
+        tmp_path / "index",
+        github_api_url=fake_github.url,
+        github_backoff=0.0,
+        sources_file=_sources(tmp_path / "sources.yaml", fake_github.url),
+        sync_interval_minutes=60,
+    )
     assistant = Assistant(settings, embedder=embedder)
     assistant.ensure_index()  # the curated corpus, built before the server starts (the sync adds to it)
     arrived, release = fake_github.hold("/issues/8/timeline")  # the sync pauses after #2 and #4 are staged

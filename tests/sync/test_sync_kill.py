@@ -34,9 +34,13 @@ def _env(index_dir, github_url, sources) -> dict[str, str]:
 
 def _sync_cli(env, kill_after_lines: int | None = None, delay: float = 0.0) -> tuple[int, list[str]]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assistant", "sync"], cwd=REPO_ROOT, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [sys.executable, "-m", "assistant", "sync"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     killed = threading.Event()
     for line in proc.stderr:
