@@ -10,6 +10,7 @@ from assistant.index.store import ChromaStore
 from assistant.models import Hit, Query
 from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.fusion import ranked, relative_score_fusion
+from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
 
 _REVISION_CHECK_SECONDS = 5.0
@@ -23,6 +24,13 @@ class Retriever:
         self._lexical: LexicalIndex | None = None
         self._revision: int | None = None
         self._checked_at = 0.0
+        self._versions: tuple[LexicalIndex | None, frozenset[str]] = (None, frozenset())
+
+    def _docs_versions(self, lexical: LexicalIndex) -> frozenset[str]:
+        """The docs versions synced into this snapshot of the index (computed once per snapshot)."""
+        if self._versions[0] is not lexical:
+            self._versions = (lexical, docs_versions(lexical.chunks))
+        return self._versions[1]
 
     @property
     def lexical(self) -> LexicalIndex:
@@ -74,9 +82,12 @@ class Retriever:
         views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]
         known = max(known_share(v, lexical.idf, lambda t: t in lexical.df) for v in views)
         hits = []
+        version = wanted_version(query.signals.versions, self._docs_versions(lexical))
         for cid in ranked(fused):
             chunk = lexical.by_id.get(cid)
             if chunk is None:  # written after our snapshot; seen on the next refresh
+                continue
+            if not keeps(chunk, version):  # another release's copy of the docs
                 continue
             terms = lexical.terms(cid)
             cover = max(coverage(v, terms, lexical.idf) for v in views)

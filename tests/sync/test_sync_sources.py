@@ -165,3 +165,29 @@ def test_a_failing_source_keeps_what_it_had_and_the_others_still_sync(tmp_path, 
     assert {k: v for k, v in after.items() if k != "sync-test-entry"} == before
     state = SyncState.load(state_path(settings))
     assert state.sources["issues"].last_error and state.sources["local"].last_success
+
+
+def test_a_user_on_a_synced_release_is_answered_from_that_releases_docs(tmp_path, embedder):
+    from tests.sync.conftest import DOCS_REPO, docs_tarball
+
+    with FakeGitHub() as fake:
+        docs = fake.repo(DOCS_REPO)
+        for ref, sha in (("v0.30.0", "a" * 40), ("v0.31.0", "b" * 40)):
+            docs.refs[ref] = sha
+            docs.tarballs[sha] = docs_tarball(f"vllm-project-vllm-{sha[:7]}", folders=("usage",))
+        (tmp_path / "s.yaml").write_text(
+            "sources:\n"
+            + "".join(
+                f"  - {{name: docs-{r}, kind: docs, repo: {DOCS_REPO}, ref: {r}}}\n" for r in ("v0.30.0", "v0.31.0")
+            ),
+            encoding="utf-8",
+        )
+        settings = make_settings(tmp_path / "index", github_api_url=fake.url)
+        assert _sync(settings, load_sources(tmp_path / "s.yaml"), embedder).ok
+    assistant = Assistant(settings, embedder=embedder)
+    question = "vllm {} hangs at startup, how do I get more logging to debug the hang?"
+    for version, expected in (("0.30.0", "v0.30.0"), ("v0.31.0", "v0.31.0"), ("0.31", "v0.31.0")):
+        answer = assistant.ask(question.format(version))
+        cited = [c.source for c in answer.citations if "docs.vllm.ai" in c.source]
+        assert cited and all(f"/en/{expected}/" in s for s in cited), (version, cited)
+        assert all(f"/en/{expected}/" in h.chunk.source for h in answer.hits if h.chunk.kind == "doc")

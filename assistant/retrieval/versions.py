@@ -1,0 +1,43 @@
+"""Versioned docs: a user on vLLM 0.31 is answered from 0.31's docs when that version is synced (pure).
+
+Docs synced at a release tag carry `data["version"]`; a question that names a synced version keeps
+only that version's docs (other versions' copies of the same page are noise), and a question that
+names none gets the newest synced version. Unversioned chunks (entries, issues, branch docs) always stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from assistant.models import Chunk
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".") if p.isdigit())
+
+
+def docs_versions(chunks: Iterable[Chunk]) -> frozenset[str]:
+    return frozenset(c.data["version"] for c in chunks if c.kind == "doc" and c.data.get("version"))
+
+
+def wanted_version(asked: Iterable[str], available: frozenset[str]) -> str | None:
+    """The synced docs version the question is about: an exact match, else the same major.minor, else the
+    newest synced one; None when no versioned docs are synced."""
+    if not available:
+        return None
+    for raw in asked:
+        v = raw.lower().lstrip("v")
+        if v in available:
+            return v
+        same_minor = sorted((a for a in available if _key(a)[:2] == _key(v)[:2]), key=_key)
+        if same_minor and len(_key(v)) >= 2:
+            return same_minor[-1]
+    return max(available, key=_key)
+
+
+def keeps(chunk: Chunk, version: str | None) -> bool:
+    """Whether a chunk may answer a question about `version` (None: no versioned docs to choose among)."""
+    if version is None or chunk.kind != "doc":
+        return True
+    own = chunk.data.get("version")
+    return own is None or own == version
