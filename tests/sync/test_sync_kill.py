@@ -32,7 +32,7 @@ def _env(index_dir, github_url, sources) -> dict[str, str]:
     return env
 
 
-def _sync_cli(env, kill_after_lines: int | None = None, delay: float = 0.0) -> tuple[int, list[str]]:
+def _sync_cli(env, kill_after_lines: int | None = None, delay: float = 0.0) -> tuple[int, list[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "assistant", "sync"],
         cwd=REPO_ROOT,
@@ -51,10 +51,11 @@ def _sync_cli(env, kill_after_lines: int | None = None, delay: float = 0.0) -> t
             proc.send_signal(signal.SIGKILL)
             killed.set()
             break
+    out = proc.stdout.read() if kill_after_lines is None else ""
     proc.wait(timeout=600)
     proc.stdout.close()
     proc.stderr.close()
-    return proc.returncode, lines
+    return proc.returncode, lines, out
 
 
 def test_a_sync_killed_mid_way_resumes_to_the_same_index(tmp_path, embedder):
@@ -74,9 +75,10 @@ def test_a_sync_killed_mid_way_resumes_to_the_same_index(tmp_path, embedder):
         env = _env(tmp_path / "killed", fake.url, sources)
         kill_at = rng.randint(2, len(progress) - 1)
         delay = rng.uniform(0.0, 0.5)
-        rc, lines = _sync_cli(env, kill_at, delay)
+        rc, lines, _ = _sync_cli(env, kill_at, delay)
         assert rc == -signal.SIGKILL, f"seed {seed}: the sync ended before the kill ({rc}; {lines[-3:]})"
-        rc, _ = _sync_cli(env)
+        rc, _, out = _sync_cli(env)
         assert rc == 0, f"seed {seed}"
+        assert out.startswith("sync summary:") and "issues" in out and "docs-v0.31.0" in out
     resumed = ChromaStore(make_settings(tmp_path / "killed"))
     assert resumed.hashes() == expected, f"seed {seed}: killed after {kill_at} progress lines + {delay:.2f}s"
