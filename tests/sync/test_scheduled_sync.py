@@ -9,7 +9,7 @@ import time
 import httpx
 
 from assistant.api import create_api
-from assistant.api.server import ServerThread
+from tests.server import ServerThread
 from assistant.service import Assistant
 from tests.conftest import make_settings
 from tests.sync.conftest import REPO, SWAP_ERROR
