@@ -1,7 +1,9 @@
 # Two commands a newcomer needs:
 #   make run    serve the assistant (UI + API) on the embedded default: no GPU, no API key, no network
 #   make test   run the test suite (installs the test-only extras: headless Chromium, llama.cpp server)
-# Both create .venv and install what they need on a fresh machine.
+# Both create .venv and install exactly the versions in the lock files, checked against their hashes.
+#   make lock     re-resolve the lock files after a change to pyproject.toml (keeps the other pins)
+#   make upgrade  re-resolve everything to the newest versions pyproject.toml allows
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -10,17 +12,35 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 export HF_HUB_OFFLINE := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
-.PHONY: run test install install-dev eval bench clean-index
+# requirements/run.lock: what `make run` needs; requirements/dev.lock: that plus the `dev` extra (a superset,
+# with the same pins). Both carry a hash for every file, so a file that changed on the index fails the install.
+RUN_LOCK := requirements/run.lock
+DEV_LOCK := requirements/dev.lock
+# torch 2.13.0's CPU build lies in this folder on these machines (pip's find-links); a torch from the index
+# would be a CUDA build of several GB. The lock files name the folder, so pip finds it without pip.conf too.
+FIND_LINKS ?= /opt/wheels
+# The resolver behind `make lock`, in a venv of its own so that it is not part of what it locks.
+UV_VERSION := 0.13.8
+LOCK_VENV := .venv-lock
+UV := $(LOCK_VENV)/bin/uv
+UV_COMPILE := $(UV) pip compile pyproject.toml --quiet --generate-hashes --python-version 3.11 \
+	--find-links $(FIND_LINKS) --emit-find-links --custom-compile-command "make lock"
 
-$(VENV)/.installed: pyproject.toml
+.PHONY: run test install install-dev lock upgrade eval bench clean-index
+
+$(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --upgrade pip
-	$(PIP) install torch==2.13.0  # the CPU build on this machine's disk; a plain `torch` pulls CUDA (GBs)
-	$(PIP) install -e .
+
+$(VENV)/.installed: $(RUN_LOCK) pyproject.toml | $(PY)
+	$(PIP) install --require-hashes --no-deps -r $(RUN_LOCK)
+	$(PIP) install --no-deps -e .
+	$(PIP) check
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) install -e '.[dev]'
+# llama-cpp-python has no binary wheel for this platform: pip builds it from the locked source (~6 min on 2 cores).
+$(VENV)/.installed-dev: $(VENV)/.installed $(DEV_LOCK)
+	$(PIP) install --require-hashes --no-deps -r $(DEV_LOCK)
+	$(PIP) check
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null)
 	touch $@
 
@@ -32,6 +52,18 @@ run: install
 
 test: install-dev
 	$(PY) -m pytest
+
+$(UV):
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip --disable-pip-version-check -q install uv==$(UV_VERSION)
+
+# dev first; run.lock is then constrained by it, so the two never pin a package differently.
+lock: | $(UV)
+	$(UV_COMPILE) --extra dev $(if $(UPGRADE),--upgrade) -o $(DEV_LOCK)
+	$(UV_COMPILE) --constraint $(DEV_LOCK) $(if $(UPGRADE),--upgrade) -o $(RUN_LOCK)
+
+upgrade:
+	$(MAKE) lock UPGRADE=1
 
 eval: install-dev
 	$(PY) -m assistant eval
