@@ -1,4 +1,11 @@
-"""Shared fixtures: the real embedding model, loaded once, and real Chroma indexes in temp folders."""
+"""Shared fixtures: the real embedding model, loaded once, and real Chroma indexes in temp folders.
+
+Also two rules for the whole suite:
+- Tests see no `ASSISTANT_*` variable from the developer's shell: a test's settings are what the test says
+  (and the defaults), never what happens to be exported. Tests that need a variable set it themselves.
+- Under CI (`CI` set, as `.ci/run` does) a skipped test is a failed test: a missing browser, model package or
+  llama.cpp server must fail the run, not pass it silently.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,10 @@ import os
 from pathlib import Path
 
 import pytest
+
+# Before anything below imports the package or builds a Settings(): the shell's settings stay out of the tests.
+for _name in [n for n in os.environ if n.upper().startswith("ASSISTANT_")]:
+    del os.environ[_name]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -48,3 +59,41 @@ def docs_assistant(tmp_path_factory, embedder):
     report = a.ingest([a.settings.corpus_dir, VLLM_DOCS])
     assert not report.skipped
     return a
+
+
+# --- under CI a skip is a failure --------------------------------------------------------------------------
+
+
+def in_ci() -> bool:
+    """`CI` set to anything but an explicit false (GitHub, GitLab and `.ci/run` set CI=true)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, "Skipped: reason")
+        return f"{longrepr[0]}:{longrepr[1]}: {longrepr[2]}"
+    return str(longrepr)
+
+
+def _fail_instead(report: pytest.TestReport | pytest.CollectReport) -> None:
+    report.outcome = "failed"
+    report.longrepr = f"skipped under CI, which counts as a failure (a missing component?): {_skip_reason(report)}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Skips from marks, `pytest.skip` in a test or fixture and `importorskip` all land in a test's report."""
+    report = yield
+    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
+        _fail_instead(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):
+    """A module that skips itself at import (`importorskip` or `skip(allow_module_level=True)`)."""
+    report = yield
+    if in_ci() and report.skipped:
+        _fail_instead(report)
+    return report
