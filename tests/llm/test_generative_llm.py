@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 
 from assistant.answer.extractive import compose
 from assistant.answer.generative import NOTICES
@@ -32,18 +31,15 @@ def assert_citations_valid(answer: Answer) -> None:
     assert all(c.id in hit_ids for c in answer.citations)
 
 
-def timed(fn, *args):
-    started = time.monotonic()
-    result = fn(*args)
-    return result, time.monotonic() - started
+def llm_answer(assistant, question: str = AWQ_QUESTION) -> Answer:
+    """The answer of the LLM part alone (what the LLM settings govern), given the retrieved hits.
 
-
-def llm_seconds(assistant, question: str = AWQ_QUESTION) -> tuple[Answer, float]:
-    """The answer, and the time the LLM part took (what the LLM settings bound; retrieval is not timed)."""
-    assistant.warm_up()  # the lexical index and the LLM client load once, not on the timed question
+    How long a fallback takes is a benchmark's business (benchmarks/bench_llm_fallback.py), not a test's.
+    """
+    assistant.warm_up()
     query, hits = assistant.retrieve(question)
     fallback = compose(query, hits, assistant.settings.min_confidence)
-    return timed(assistant.writer.write, query, hits, fallback)
+    return assistant.writer.write(query, hits, fallback)
 
 
 def collect(stream) -> tuple[list[str], Answer]:
@@ -85,42 +81,37 @@ def test_a_server_killed_mid_request_gives_the_extractive_answer(spare_llama_ser
     first = next(stream)  # the model is writing
     assert isinstance(first, str)
     spare_llama_server.kill()
-    started = time.monotonic()
     _deltas, answer = collect(stream)
-    elapsed = time.monotonic() - started
     assert answer.text == base_assistant.ask(AWQ_QUESTION).text
     assert answer.notice in (NOTICES["connect"], NOTICES["garbage"])
-    assert elapsed < 10
 
 
-def test_a_server_that_is_down_gives_the_extractive_answer_quickly(dead_url, make_assistant, base_assistant):
-    assistant = make_assistant(dead_url, llm_max_retries=1, llm_timeout=20.0)
-    answer, elapsed = llm_seconds(assistant)
-    print(f"fallback with the server down took {elapsed:.3f} s (LLM part)")
+def test_a_server_that_is_down_gives_the_extractive_answer(dead_url, make_assistant, base_assistant):
+    answer = llm_answer(make_assistant(dead_url, llm_max_retries=1, llm_timeout=20.0))
     assert answer.text == base_assistant.ask(AWQ_QUESTION).text
     assert answer.notice == NOTICES["connect"]
-    assert elapsed < 2, f"fallback took {elapsed:.2f} s"
 
 
 # --- scripted stub ----------------------------------------------------------------------------------------
 
 
 def test_a_slow_server_is_abandoned_at_the_timeout(stub, make_assistant, base_assistant):
+    # The stub would send a good answer after 8 s: only the timeout can turn it into the fallback.
     stub.mode, stub.delay, stub.reply = "slow", 8.0, GOOD_REPLY
-    assistant = make_assistant(stub.base_url, llm_timeout=1.0, llm_max_retries=2)
-    answer, elapsed = llm_seconds(assistant)
+    answer = llm_answer(make_assistant(stub.base_url, llm_timeout=1.0, llm_max_retries=2))
     assert answer.text == base_assistant.ask(AWQ_QUESTION).text
     assert answer.notice == NOTICES["timeout"].format(seconds=1.0)
-    assert 0.95 <= elapsed < 1.5, f"took {elapsed:.2f} s"
 
 
 def test_a_stream_that_stalls_is_abandoned_at_the_timeout(stub, make_assistant):
-    stub.mode, stub.delay, stub.reply = "drip", 0.4, GOOD_REPLY  # ~50 words at 0.4 s each: 20 s in all
+    # ~50 words at 0.4 s each, 20 s in all, each gap shorter than the timeout: only the one deadline for the whole
+    # call can stop it, and the words that came before it were shown.
+    stub.mode, stub.delay, stub.reply = "drip", 0.4, GOOD_REPLY
     assistant = make_assistant(stub.base_url, llm_timeout=1.5)
-    assistant.retrieve(AWQ_QUESTION)
-    (deltas, answer), elapsed = timed(lambda: collect(assistant.stream(AWQ_QUESTION)))
-    assert deltas and elapsed < 3.5
-    assert answer.notice.startswith("The LLM server did not answer within 1.5 s")
+    assistant.warm_up()  # the LLM client is built before the deadline starts
+    deltas, answer = collect(assistant.stream(AWQ_QUESTION))
+    assert deltas and "".join(deltas) != GOOD_REPLY
+    assert answer.notice == NOTICES["timeout"].format(seconds=1.5)
 
 
 def test_an_http_error_gives_the_extractive_answer(stub, make_assistant):
