@@ -27,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--sources", type=Path, help="sources file (env ASSISTANT_SOURCES_FILE, default corpus/sources.yaml)"
     )
     p.add_argument("--installed", action="store_true", help="sync the vLLM release installed in this environment")
+    p.add_argument("--as-version", help="the version of a vLLM source tree that does not state one")
+    p.add_argument("--force", action="store_true", help="read a named release again even when it is indexed")
     p.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--index-dir", type=Path, help="index folder (env ASSISTANT_INDEX_DIR)")
@@ -47,7 +49,10 @@ def _selected(args: argparse.Namespace, settings):
     names = [t for t in args.targets if not looks_like_release(t)]
     declared = load_sources(settings.sources_file) if names or not specs else []
     chosen = select(declared, names) if names or not specs else []
-    adhoc = [ReleaseSource(kind="vllm_release", name=_release_name(s), spec=s) for s in specs]
+    adhoc = [
+        ReleaseSource(kind="vllm_release", name=_release_name(s), spec=s, as_version=args.as_version, force=args.force)
+        for s in specs
+    ]
     return chosen + adhoc
 
 

@@ -91,13 +91,34 @@ class GitHubClient:
         return None
 
     def get(self, path: str, params: dict[str, Any] | None = None, etag: str | None = None) -> httpx.Response:
+        return self._send("GET", path, params=params, headers={"If-None-Match": etag} if etag else {})
+
+    def graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """The `data` of a GraphQL query; a RATE_LIMITED error is handled like a REST rate limit."""
+        while True:
+            response = self._send("POST", "graphql", json={"query": query, "variables": variables})
+            body = response.json()
+            errors = body.get("errors") or []
+            if any(e.get("type") == "RATE_LIMITED" for e in errors):
+                reset = response.headers.get("X-RateLimit-Reset", "")
+                wait = max(0.0, float(reset) - self.clock()) if reset.isdigit() else 60.0
+                if wait > self.max_wait:
+                    raise RateLimited(
+                        f"GitHub rate limit reached; retry after {when(self.clock() + wait)}", self.clock() + wait
+                    )
+                self.sleep(wait)
+                continue
+            if errors and not body.get("data"):
+                raise SyncError(f"GitHub GraphQL error: {errors[0].get('message', errors[0])}")
+            return body.get("data") or {}
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         url = self.url(path)
-        headers = {"If-None-Match": etag} if etag else {}
         attempt = 0
         while True:
             self.on_request()
             try:
-                response = self._http.get(url, params=params, headers=headers)
+                response = self._http.request(method, url, **kwargs)
             except httpx.TransportError as exc:
                 if attempt >= self.retries:
                     raise SyncError(f"GitHub at {self.api_url} is unreachable ({exc}); try again later") from exc

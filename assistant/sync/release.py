@@ -22,7 +22,7 @@ class ReleaseOutcome:
     summary: str
 
 
-ReleaseRunner = Callable[[str, Settings, Progress], ReleaseOutcome]
+ReleaseRunner = Callable[[ReleaseSource, Settings, Progress], ReleaseOutcome]
 
 
 def release_runner() -> ReleaseRunner:
@@ -33,13 +33,15 @@ def release_runner() -> ReleaseRunner:
     except ModuleNotFoundError as exc:
         raise SyncError("this version cannot read vLLM releases (the assistant.release package is missing)") from exc
 
-    def run(spec: str, settings: Settings, progress: Progress) -> ReleaseOutcome:
+    def run(source: ReleaseSource, settings: Settings, progress: Progress) -> ReleaseOutcome:
         report = read_release(
-            spec,
+            source.spec,
             ReleaseStore(settings.index_dir),
             progress,
             settings.wheel_cache_dir,
             settings.release_workers,
+            as_version=source.as_version,
+            force=source.force,
         )
         return ReleaseOutcome(changed=not report.skipped, summary=report.summary())
 
@@ -59,7 +61,7 @@ def sync_release(source: ReleaseSource, ctx: SyncContext, run: ReleaseRunner | N
         ctx.say(f"would read {source.spec} (releases are read whole; nothing read in a dry run)")
         return
     try:
-        outcome = (run or release_runner())(source.spec, ctx.settings, ctx.say)
+        outcome = (run or release_runner())(source, ctx.settings, ctx.say)
     except SyncError:
         raise
     except AssistantError as exc:  # e.g. a wheel that cannot be downloaded or read

@@ -17,6 +17,7 @@ from assistant.errors import RateLimited, SyncError
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.settings import Settings
 from assistant.sync.context import Progress, SyncContext
+from assistant.sync.discussions import sync_discussions
 from assistant.sync.docs_archive import sync_docs
 from assistant.sync.folders import sync_folder
 from assistant.sync.generations import Generations
@@ -25,6 +26,7 @@ from assistant.sync.release import sync_release
 from assistant.sync.sources import (
     DocsSource,
     EntriesSource,
+    GitHubDiscussionsSource,
     GitHubIssuesSource,
     QaPagesSource,
     ReleaseSource,
@@ -87,6 +89,8 @@ def _run_source(source: Source, ctx: SyncContext) -> None:
         sync_docs(source, ctx)
     elif isinstance(source, GitHubIssuesSource):
         sync_issues(source, ctx)
+    elif isinstance(source, GitHubDiscussionsSource):
+        sync_discussions(source, ctx)
     elif isinstance(source, ReleaseSource):
         sync_release(source, ctx)
     else:  # pragma: no cover - the sources file schema admits no other kind

@@ -70,17 +70,29 @@ class GitHubIssuesSource(_Source):
         return v
 
 
+class GitHubDiscussionsSource(_Source):
+    """Answered discussions of a repository, through the GraphQL API (needs a token)."""
+
+    kind: Literal["github_discussions"]
+    repo: str = Field(pattern=_REPO)
+    categories: list[str] = Field(default_factory=list, description="Only these categories (e.g. Q&A); all when empty.")
+    full_every_hours: float = Field(24.0, gt=0, description="How often a full listing notices deleted discussions.")
+
+
 class ReleaseSource(_Source):
     """A vLLM release read from its own source: `vllm==X`, a wheel, a source tree or the installed package."""
 
     kind: Literal["vllm_release"]
     spec: str = Field(min_length=1, description="vllm==X.Y.Z, a .whl path, a source folder, or 'installed'.")
+    as_version: str | None = Field(None, description="The version of a source tree that does not state one.")
+    force: bool = Field(False, description="Read the release again even when it is indexed.")
 
 
 Source = Annotated[
-    EntriesSource | QaPagesSource | DocsSource | GitHubIssuesSource | ReleaseSource, Field(discriminator="kind")
+    EntriesSource | QaPagesSource | DocsSource | GitHubIssuesSource | GitHubDiscussionsSource | ReleaseSource,
+    Field(discriminator="kind"),
 ]
-KINDS = ("entries", "qa_pages", "docs", "github_issues", "vllm_release")
+KINDS = ("entries", "qa_pages", "docs", "github_issues", "github_discussions", "vllm_release")
 
 
 class SourcesFile(BaseModel):

@@ -47,6 +47,7 @@ class FakeRepo:
     timelines: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)  # ref -> commit sha
     tarballs: dict[str, bytes] = field(default_factory=dict)  # sha -> tar.gz bytes
+    discussions: list[dict[str, Any]] = field(default_factory=list)  # GraphQL Discussion nodes
 
     @property
     def full(self) -> str:
@@ -60,6 +61,7 @@ class FakeGitHub:
         self.requests: list[Request] = []
         self.failures: list[Failure] = []
         self.holds: dict[str, tuple[threading.Event, threading.Event]] = {}  # path part -> (arrived, release)
+        self.graphql_rate_limited = 0  # answer this many GraphQL queries with a RATE_LIMITED error
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -134,7 +136,41 @@ class FakeGitHub:
                 if status != 304:
                     self.wfile.write(payload)
 
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                status, headers, body = fake._graphql(self.path, json.loads(raw or b"{}"), self.headers)
+                with fake._lock:
+                    fake.requests.append(Request(self.path, "", False, status))
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                for k, v in {"Content-Type": "application/json", **headers}.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
         return Handler
+
+    def _graphql(self, path: str, request: dict[str, Any], headers) -> tuple[int, dict[str, str], Any]:
+        """Answers the repository.discussions query like GitHub's GraphQL API (newest update first, cursors)."""
+        if path != "/graphql":
+            return 404, {}, {"message": "Not Found"}
+        if not headers.get("Authorization"):
+            return 401, {}, {"message": "This endpoint requires you to be authenticated."}
+        if self.graphql_rate_limited > 0:
+            self.graphql_rate_limited -= 1
+            limit = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1800003600", "X-RateLimit-Resource": "graphql"}
+            return 200, limit, {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded."}]}
+        v = request.get("variables") or {}
+        repo = self.repos.get(f"{v.get('owner')}/{v.get('name')}")
+        if repo is None:
+            return 200, {}, {"data": {"repository": None}, "errors": [{"type": "NOT_FOUND", "message": "not found"}]}
+        nodes = sorted(repo.discussions, key=lambda d: d["updatedAt"], reverse=True)
+        start = int(v["after"].removeprefix("cursor:")) if v.get("after") else 0
+        first = min(int(v.get("first", 50)), self.page_size)
+        page = copy.deepcopy(nodes[start : start + first])
+        info = {"hasNextPage": start + first < len(nodes), "endCursor": f"cursor:{start + len(page)}"}
+        return 200, {}, {"data": {"repository": {"discussions": {"pageInfo": info, "nodes": page}}}}
 
     def _injected(self, path: str):
         with self._lock:
@@ -341,4 +377,32 @@ def closed_event(commit_sha: str | None = None, repo: str = "") -> dict[str, Any
         "commit_url": f"https://api.github.com/repos/{repo}/commits/{commit_sha}" if commit_sha else None,
         "created_at": "2026-01-08T10:00:00Z",
         "state_reason": "completed",
+    }
+
+
+def discussion(
+    repo: str,
+    number: int,
+    title: str,
+    body: str,
+    *,
+    updated_at: str,
+    category: str,
+    answer: tuple[str, int] | None = None,
+) -> dict[str, Any]:
+    """A GraphQL Discussion node as the discussions query selects it."""
+    url = f"{WEB}/{repo}/discussions/{number}"
+    return {
+        "number": number,
+        "title": title,
+        "url": url,
+        "body": body,
+        "updatedAt": updated_at,
+        "closed": False,
+        "isAnswered": answer is not None,
+        "category": {"name": category},
+        "labels": {"nodes": []},
+        "answer": {"url": f"{url}#discussioncomment-{answer[1]}", "body": answer[0], "author": {"login": "core-dev"}}
+        if answer
+        else None,
     }

@@ -9,9 +9,9 @@ import time
 import httpx
 
 from assistant.api import create_api
-from tests.server import ServerThread
 from assistant.service import Assistant
 from tests.conftest import make_settings
+from tests.server import ServerThread
 from tests.sync.conftest import REPO, SWAP_ERROR
 
 ISSUE = f"https://github.com/{REPO}/issues/2"
