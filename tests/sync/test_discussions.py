@@ -56,7 +56,7 @@ def test_discussions_need_a_token_and_a_rate_limit_stops_cleanly(tmp_path, embed
     with FakeGitHub() as fake:
         _fill(fake)
         source = GitHubDiscussionsSource(kind="github_discussions", name="qa", repo=REPO)
-        settings = make_settings(tmp_path / "i", github_api_url=fake.url)
+        settings = make_settings(tmp_path / "i", github_api_url=fake.url, github_token=None)  # GITHUB_TOKEN ignored
         (result,) = run_sync(settings, [source], embedder=lambda: embedder).results
         assert result.status == "failed" and "needs a token: set GITHUB_TOKEN" in result.error
         fake.graphql_rate_limited = 1
