@@ -21,6 +21,7 @@ from assistant.answer.text import LABELS
 from assistant.answer.verify import ABSTAIN_MARKER, UNVERIFIED, Verification, verify
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query, Turn
 from assistant.settings import Settings
+from assistant.text.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -136,9 +137,10 @@ def build_prompt(
         parts.append(f'<source n="{n}" title="{title}">\n{_fence(source_text(h.chunk, query.lang))}\n</source>')
     turns = [t for t in (history or []) if t.content.strip()][-4:]
     if turns:
-        convo = "\n".join(f"{t.role}: {_clip(t.content, _TURN_CHARS)}" for t in turns)
+        convo = "\n".join(f"{t.role}: {_clip(redact(t.content), _TURN_CHARS)}" for t in turns)
         parts.append(f"Earlier conversation:\n<conversation>\n{_fence(convo)}\n</conversation>")
-    parts.append(f"The user's message:\n<user_message>\n{_fence(_question(query.text))}\n</user_message>")
+    # Secrets in a pasted log never leave the process: the LLM backend reads them masked.
+    parts.append(f"The user's message:\n<user_message>\n{_fence(_question(redact(query.text)))}\n</user_message>")
     parts.append(
         f"{_LANGUAGE[query.lang]} Cite the sources as [1] to [{len(sources)}]. "
         f"If they do not address the problem, reply {ABSTAIN_MARKER}."

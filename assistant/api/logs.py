@@ -1,4 +1,4 @@
-"""Structured logs: one JSON object a line, with the `extra=` fields of each record."""
+"""Structured logs: one JSON object a line, with the `extra=` fields of each record, secrets masked."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import json
 import logging
 import sys
 import time
+
+from assistant.text.redact import redact
+from assistant.text.sanitize import clean_text
 
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "color_message"}
 
@@ -16,12 +19,23 @@ class JsonFormatter(logging.Formatter):
             "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "msg": record.getMessage(),
+            "msg": _safe(record.getMessage()),
         }
-        out.update({k: v for k, v in vars(record).items() if k not in _STANDARD and not k.startswith("_")})
+        out.update({k: _safe(v) for k, v in vars(record).items() if k not in _STANDARD and not k.startswith("_")})
         if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
+            out["exc"] = _safe(self.formatException(record.exc_info))
         return json.dumps(out, ensure_ascii=False, default=str)
+
+
+def _safe(value: object) -> object:
+    """Strings masked (a pasted token must not reach the log) and made encodable."""
+    if isinstance(value, str):
+        return redact(clean_text(value))
+    if isinstance(value, (list, tuple)):
+        return [_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _safe(v) for k, v in value.items()}
+    return value
 
 
 def configure_logging(level: str = "INFO") -> None:
