@@ -40,3 +40,15 @@ class RateLimited(SyncError):
     def __init__(self, message: str, retry_at: float):
         super().__init__(message)
         self.retry_at = retry_at
+
+
+class StoreUnavailableError(IndexError_):
+    """The vector store cannot be reached (a Chroma server down or starting); worth retrying."""
+
+
+class IncompleteIndexError(IndexError_):
+    """The index folder holds no finished build (empty, or an ingest was interrupted)."""
+
+
+class StoreError(AssistantError):
+    """The feedback store cannot be written (read-only, full, locked); the answer is still served."""

@@ -43,7 +43,7 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     from assistant.settings import Settings
 
     settings = Settings().with_overrides(feedback_db=args.db)
-    store = FeedbackStore(settings.feedback_db)
+    store = FeedbackStore.from_settings(settings)
     if args.action == "drafts":
         return _drafts(store, args.out or settings.feedback_db.parent / "drafts")
     if args.export is not None:

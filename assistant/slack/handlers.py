@@ -8,7 +8,7 @@ import re
 from slack_bolt import Ack, App
 from slack_sdk import WebClient
 
-from assistant.errors import AssistantError, InputError
+from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import TrackedAssistant
 from assistant.models import Turn
 from assistant.slack.blocks import answer_blocks, fallback_text
@@ -27,7 +27,12 @@ def answer_in_thread(client: WebClient, tracked: TrackedAssistant, channel: str,
     key = conversation_key(channel, thread_ts)
     store = tracked.store
     try:
-        asked = tracked.ask("slack", text, store.turns(key))
+        history = store.turns(key)
+    except StoreError as exc:  # an unreadable store costs the follow-up context, not the answer
+        log.error("slack thread history unavailable", extra={"error": str(exc)})
+        history = []
+    try:
+        asked = tracked.ask("slack", text, history)
     except InputError as exc:
         client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=f"I could not use that question: {exc}")
         return
@@ -35,9 +40,13 @@ def answer_in_thread(client: WebClient, tracked: TrackedAssistant, channel: str,
         log.error("slack answer failed", extra={"error": str(exc)})
         client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=f"Sorry, the assistant failed: {exc}")
         return
-    store.link_thread(key, asked.question_id)  # a person's later reply here may become a draft entry
-    store.append_turn(key, Turn("user", text.strip()))
-    store.append_turn(key, Turn("assistant", asked.answer.text))
+    try:
+        if asked.question_id is not None:
+            store.link_thread(key, asked.question_id)  # a person's later reply here may become a draft entry
+        store.append_turn(key, Turn("user", text.strip()))
+        store.append_turn(key, Turn("assistant", asked.answer.text))
+    except StoreError as exc:
+        log.error("slack thread not saved; answering anyway", extra={"error": str(exc)})
     client.chat_postMessage(
         channel=channel,
         thread_ts=thread_ts,

@@ -84,3 +84,58 @@ def test_concurrent_writers(store: FeedbackStore) -> None:
     for t in threads:
         t.join()
     assert len(store.gaps(limit=1000)) == 52
+
+
+SECRET = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+
+
+def test_secrets_are_masked_before_they_are_stored_and_the_file_is_private(tmp_path: Path) -> None:
+    import os
+    import sqlite3
+    import stat
+
+    store = FeedbackStore(tmp_path / "new" / "feedback.sqlite3")
+    question = f"HF_TOKEN={SECRET} vllm serve x fails: Authorization: Bearer sk-live-0123456789abcdefXYZ"
+    qid = store.record_question("api", question, False)
+    store.record("ui", "down", question, "answer", False, comment=f"my token is {SECRET}", question_id=qid)
+    store.append_turn("slack:C1:1.0", Turn("user", question))
+    store.close()
+    raw = sqlite3.connect(tmp_path / "new" / "feedback.sqlite3")
+    dump = "\n".join(raw.iterdump())
+    raw.close()
+    assert SECRET not in dump and "sk-live-0123456789abcdefXYZ" not in dump
+    assert "HF_TOKEN=[REDACTED]" in dump and "vllm serve x fails" in dump
+    for f in (tmp_path / "new").iterdir():  # the database and its WAL/SHM companions
+        assert stat.S_IMODE(os.stat(f).st_mode) == 0o600, f
+    assert stat.S_IMODE(os.stat(tmp_path / "new").st_mode) == 0o700
+
+
+def test_retention_purges_old_rows(tmp_path: Path) -> None:
+    import time
+
+    store = FeedbackStore(tmp_path / "f.sqlite3", retention_days=7)
+    old = store.record_question("api", "old question", True)
+    store.record("api", "up", "old question", "a", False, question_id=old)
+    store.append_turn("slack:C:1", Turn("user", "old turn"))
+    now = time.time()
+    assert store.purge(now=now + 8 * 86400) == 3
+    assert store.question(old) is None and store.list() == [] and store.turns("slack:C:1") == []
+    fresh = store.record_question("api", "new question", True)
+    assert store.purge(now=now + 86400) == 0 and store.question(fresh) is not None
+
+
+def test_question_logging_can_be_off(tmp_path: Path) -> None:
+    store = FeedbackStore(tmp_path / "f.sqlite3", log_questions=False)
+    assert store.record_question("api", "anything", True) is None
+    assert store.gaps() == []
+
+
+def test_an_unwritable_store_raises_a_store_error_and_remembers_it(tmp_path: Path) -> None:
+    from assistant.errors import StoreError
+
+    folder = tmp_path / "db-is-a-folder"
+    folder.mkdir()
+    store = FeedbackStore(folder)  # SQLite cannot open a folder: every write fails
+    with pytest.raises(StoreError, match="cannot be written"):
+        store.record_question("api", "q", False)
+    assert store.failure and store.failures == 1
