@@ -1,13 +1,8 @@
-"""Request guards: a body size limit (ASGI, before parsing) and optional bearer API keys."""
+"""A body size limit on every route (ASGI, before parsing); the keys and rate limits live in `access`."""
 
 from __future__ import annotations
 
-import hmac
 import json
-
-from fastapi import Request
-
-from assistant.api.errors import ApiError
 
 
 def _error_body(status: int, message: str, kind: str) -> bytes:
@@ -17,7 +12,7 @@ def _error_body(status: int, message: str, kind: str) -> bytes:
 class BodyLimitMiddleware:
     """Rejects bodies over `max_bytes` with 413, by Content-Length or by counting a chunked upload."""
 
-    def __init__(self, app, max_bytes: int, paths: tuple[str, ...] = ("/v1/", "/slack/")):
+    def __init__(self, app, max_bytes: int, paths: tuple[str, ...] = ("/",)):
         self.app = app
         self.max_bytes = max_bytes
         self.paths = paths
@@ -62,20 +57,3 @@ class BodyLimitMiddleware:
             return await receive()
 
         await self.app(scope, replay, send)
-
-
-def bearer_guard(api_keys: list[str]):
-    """A FastAPI dependency accepting `Authorization: Bearer <key>` for one of `api_keys` (open when empty)."""
-    keys = [k.encode() for k in api_keys if k]
-
-    def require_key(request: Request) -> None:
-        if not keys:
-            return
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token:
-            raise ApiError(401, "missing API key: send 'Authorization: Bearer <key>'", "authentication_error")
-        if not any(hmac.compare_digest(token.strip().encode(), k) for k in keys):
-            raise ApiError(401, "invalid API key", "authentication_error")
-
-    return require_key
