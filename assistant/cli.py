@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ask", help="answer an error message, a traceback or a problem description")
     p.add_argument("text", nargs="?", help="the question; '-' reads it from stdin")
-    p.add_argument("--batch", type=Path, help="JSONL file of {\"id\", \"query\"} lines; one answer line each")
+    p.add_argument("--batch", type=Path, help='JSONL file of {"id", "query"} lines; one answer line each')
     p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     p.add_argument("-k", "--top-k", type=int, dest="top_k", help="number of hits returned")
     p.add_argument("--backend", choices=["extractive", "openai"], help="answer backend (env ASSISTANT_ANSWER_BACKEND)")
@@ -101,9 +101,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.batch is not None and args.text is not None:
         raise AssistantError("give either TEXT or --batch, not both")
     assistant = make_assistant(settings_from(args))
-    report = assistant.ensure_index(progress=_stderr)
-    if report is not None:
-        _stderr(f"index built: {report.summary()}")
+    if args.index_dir is not None:
+        # An index the user named is answered from as it is, never built from another corpus: say what is wrong.
+        assistant.require_complete_index()
+        if assistant.index_status()[0] == "unverified":
+            _stderr(f"note: {args.index_dir} has no build-completion record (built before records were kept)")
+    else:
+        report = assistant.ensure_index(progress=_stderr)
+        if report is not None:
+            _stderr(f"index built: {report.summary()}")
     if args.batch is not None:
         return _ask_batch(assistant, args.batch, args.json)
     text = sys.stdin.read() if args.text == "-" else args.text

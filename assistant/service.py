@@ -12,7 +12,8 @@ from pathlib import Path
 
 from assistant.answer.extractive import compose
 from assistant.answer.generative import GenerativeWriter
-from assistant.errors import InputError
+from assistant.errors import IncompleteIndexError, InputError
+from assistant.index import manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
@@ -20,16 +21,24 @@ from assistant.models import Answer, Hit, Query, Turn
 from assistant.retrieval.query import analyze, contextualize
 from assistant.retrieval.retriever import Retriever
 from assistant.settings import Settings
+from assistant.text.sanitize import clean_text, has_words
 
 
 def validate_question(question: object, max_chars: int) -> str:
+    """The question, cleaned (valid Unicode, no control characters); an `InputError` saying what to paste
+    when it is empty, too long or has nothing to search for (only punctuation, symbols or emoji)."""
     if not isinstance(question, str):
         raise InputError(f"the question must be a string, got {type(question).__name__}")
-    text = question.strip()
+    text = clean_text(question).strip()
     if not text:
         raise InputError("the question is empty: paste an error message, a traceback or describe the problem")
     if len(text) > max_chars:
         raise InputError(f"the question is {len(text)} characters long; the limit is {max_chars} (keep the key lines)")
+    if not has_words(text):
+        raise InputError(
+            "the question has no words to search for (only punctuation, symbols or emoji): "
+            "paste the error message, a traceback or describe the problem"
+        )
     return text
 
 
@@ -61,16 +70,59 @@ class Assistant:
         return self.settings.answer_backend == "openai" and not answer.abstained
 
     def ingest(self, paths: Sequence[Path], progress: Progress = lambda _m: None) -> IngestReport:
+        """Ingest `paths`; the build manifest says "building" until the last write is done, then "complete"."""
+        for p in paths:
+            if not Path(p).exists():
+                raise InputError(f"{p}: no such file or folder")
+        manifest.begin(self.store, paths)
         report = ingest(paths, self.store, self.embedder, progress)
+        manifest.complete(self.store, paths)
         self.retriever.refresh()
         return report
 
+    def index_status(self) -> tuple[str, manifest.BuildManifest | None]:
+        """("complete" | "empty" | "incomplete" | "unverified", manifest); "unverified": chunks but no
+        manifest (built before manifests, or a first build that was interrupted before it wrote one)."""
+        built = manifest.read(self.store)
+        if built is not None:
+            return ("complete" if built.complete else "incomplete"), built
+        return ("empty" if self.store.count() == 0 else "unverified"), None
+
     def ensure_index(self, progress: Progress = lambda _m: None) -> IngestReport | None:
-        """Build the index from the curated corpus when it is empty; None when there was nothing to do."""
-        if self.store.count() > 0:
+        """Make the index complete: build it from the curated corpus on first run, finish an interrupted
+        build (only what is missing is embedded); None when it already was complete."""
+        status, built = self.index_status()
+        if status == "complete":
             return None
-        progress(f"building the index from {self.settings.corpus_dir} (first run)")
+        if status == "incomplete" and built is not None and built.pending:
+            missing = [p for p in built.pending if not Path(p).exists()]
+            if missing:
+                raise IncompleteIndexError(
+                    f"the index build was interrupted and its source {missing[0]} is gone: "
+                    "ingest the sources again or delete the index to rebuild it"
+                )
+            progress(f"finishing an interrupted index build ({self.store.count()} chunks so far)")
+            return self.ingest([Path(p) for p in built.pending], progress)
+        if status == "empty":
+            progress(f"building the index from {self.settings.corpus_dir} (first run)")
+        else:
+            progress(f"checking an index without a completion record ({self.store.count()} chunks) against the corpus")
         return self.ingest([self.settings.corpus_dir], progress)
+
+    def require_complete_index(self) -> None:
+        """For an index the user named: say what is wrong with it instead of building something else into it."""
+        status, built = self.index_status()
+        where = self.store.location
+        if status == "empty":
+            raise IncompleteIndexError(
+                f"the index at {where} is empty: build it with `python -m assistant ingest PATH... --index-dir DIR`"
+            )
+        if status == "incomplete":
+            pending = ", ".join(built.pending) if built else "?"
+            raise IncompleteIndexError(
+                f"the index at {where} is incomplete: an ingest of {pending} was interrupted "
+                f"({self.store.count()} chunks so far); run that ingest again to finish it"
+            )
 
     def warm_up(self) -> None:
         """Load the model and the indexes now rather than on the first question."""
@@ -79,7 +131,9 @@ class Assistant:
         if self.settings.answer_backend == "openai":
             self.writer.warm_up()
 
-    def retrieve(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> tuple[Query, list[Hit]]:
+    def retrieve(
+        self, question: str, history: list[Turn] | None = None, k: int | None = None
+    ) -> tuple[Query, list[Hit]]:
         text = validate_question(question, self.settings.max_question_chars)
         query = analyze(contextualize(text, history))
         return query, self.retriever.search(query, k or self.settings.top_k)

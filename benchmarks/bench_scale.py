@@ -288,7 +288,7 @@ def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float
 
 def _measure_queries(assistant, embedder: "BenchEmbedder", repeats: int) -> dict:
     queries = _queries()
-    for q in queries:  # warm caches, Chroma segments, the lexical pickle
+    for q in queries:  # warm caches, Chroma segments, the lexical cache
         assistant.ask(q)
     embedder.query_ms.clear()
     retrieve_ms, ask_ms, ask_cpu_ms = [], [], []

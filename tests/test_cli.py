@@ -1,6 +1,7 @@
 """The command-line contract, through real subprocesses (each loads the model: keep them few)."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -18,11 +19,17 @@ def run(*args, stdin: str | None = None, index_dir=None) -> subprocess.Completed
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
 
 
+def env_with(**values: str) -> dict[str, str]:
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_")}, **values}
+
+
 @pytest.fixture(scope="module")
 def built_index(tmp_path_factory):
-    """ask on an empty index builds it from corpus/ first, with progress on stderr."""
+    """ask on the configured index builds it from corpus/ on first run, with progress on stderr."""
     index = tmp_path_factory.mktemp("cli-index")
-    proc = run("ask", "RuntimeError: not home_path.empty()", "--json", index_dir=index)
+    cmd = [sys.executable, "-m", "assistant", "ask", "RuntimeError: not home_path.empty()", "--json"]
+    env = env_with(ASSISTANT_INDEX_DIR=str(index))
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300, env=env)
     return index, proc
 
 
@@ -90,3 +97,41 @@ def test_ingest_reports_skipped_files_with_exit_code_1(built_index, tmp_path):
     assert proc.returncode == 1
     assert "bad.md: binary file" in proc.stderr
     assert "1 added" in proc.stdout and "1 files skipped" in proc.stdout
+
+
+def test_a_named_index_that_is_empty_or_partial_is_reported_not_replaced(built_index, tmp_path):
+    empty = tmp_path / "empty-index"
+    proc = run("ask", "RuntimeError: not home_path.empty()", index_dir=empty)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "is empty" in proc.stderr and "ingest" in proc.stderr
+    assert "embedded" not in proc.stderr  # nothing was built into it
+
+    # An ingest that stops part-way (here: killed after its first batch) leaves a "building" manifest.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"page{i}.md").write_text(f"# Page {i}\n\n## Part\n\nUse `--flag-{i}` to fix error {i}.\n")
+    partial = tmp_path / "partial-index"
+    from assistant.index.manifest import begin
+    from assistant.index.store import ChromaStore
+    from assistant.settings import Settings
+
+    store = ChromaStore(Settings(index_dir=partial))
+    begin(store, [docs])  # what `ingest` writes before its first chunk; the process died before finishing
+    del store
+    proc = run("ask", "error 1 --flag-1", index_dir=partial)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "incomplete" in proc.stderr and str(docs.resolve()) in proc.stderr
+    # Running the ingest again finishes it, and the index answers.
+    assert run("ingest", str(docs), index_dir=partial).returncode == 0
+    proc = run("ask", "error 1 --flag-1", "--json", index_dir=partial)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_wordless_questions_are_a_one_line_usage_error(built_index):
+    index, _ = built_index
+    for proc in (run("ask", "???", index_dir=index), run("ask", "-", stdin="\x00 😀\n", index_dir=index)):
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in proc.stderr
+        assert lines[0].startswith("error: the question") and "paste the error message" in lines[0]

@@ -1,13 +1,17 @@
 """The in-memory side of the index: every chunk by id, and BM25 over their lexical tokens.
 
-Rebuilt from the store when the store's revision changes, and cached on disk (pickle keyed by
-revision) so that a restart on an unchanged index tokenizes nothing.
+Rebuilt from the store when the store's revision changes. The chunks' tokens are cached on disk as
+JSON keyed by revision, so a restart on an unchanged index tokenizes nothing. JSON, not pickle: loading
+the cache can never run code, and a cache that is corrupt, truncated or from another version is
+ignored and rebuilt, never an error.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import math
-import pickle
+import os
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
@@ -19,17 +23,21 @@ from assistant.models import Chunk
 from assistant.text.signals import without_log_chrome
 from assistant.text.tokenize import tokenize
 
-_FORMAT = 3
+log = logging.getLogger(__name__)
+
+_FORMAT = 4
 
 
 class LexicalIndex:
-    def __init__(self, chunks: Iterable[Chunk]):
+    def __init__(self, chunks: Iterable[Chunk], tokens: list[list[str]] | None = None):
+        """`tokens`: each chunk's lexical tokens when already known (from the cache), else computed."""
         import bm25s
 
         self.chunks: list[Chunk] = list(chunks)
         self.by_id: dict[str, Chunk] = {c.id: c for c in self.chunks}
         self.position: dict[str, int] = {c.id: i for i, c in enumerate(self.chunks)}
-        corpus = [lexical_tokens(c.lexical_text) for c in self.chunks]
+        corpus = tokens if tokens is not None else [lexical_tokens(c.lexical_text) for c in self.chunks]
+        self.tokens = corpus
         self.df: Counter[str] = Counter()
         for toks in corpus:
             self.df.update(set(toks))
@@ -65,23 +73,39 @@ class LexicalIndex:
         return _terms(self.by_id[chunk_id].lexical_text)
 
     def save(self, path: Path, revision: int, location: str) -> None:
+        """Write the token cache atomically (a crash leaves the old file or the new one, never half)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump({"format": _FORMAT, "revision": revision, "location": location, "index": self}, fh)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        blob = {
+            "format": _FORMAT,
+            "revision": revision,
+            "location": location,
+            "ids": [c.id for c in self.chunks],
+            "tokens": self.tokens,
+        }
+        tmp.write_text(json.dumps(blob, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path)
 
-    @staticmethod
-    def load(path: Path, revision: int, location: str) -> "LexicalIndex | None":
-        """The cached index if it matches the store's revision, else None."""
+    @classmethod
+    def load(cls, path: Path, revision: int, location: str, chunks: list[Chunk]) -> LexicalIndex | None:
+        """The index over `chunks` with cached tokens, if the cache matches the store's revision; else None."""
         try:
-            with path.open("rb") as fh:
-                blob = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            blob = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(blob, dict) or blob.get("format") != _FORMAT:
+                return None
+            if blob.get("revision") != revision or blob.get("location") != location:
+                return None
+            ids, tokens = blob["ids"], blob["tokens"]
+            if ids != [c.id for c in chunks] or len(tokens) != len(chunks):
+                return None
+            if not all(isinstance(t, list) and all(isinstance(x, str) for x in t) for t in tokens):
+                raise ValueError("tokens are not lists of strings")
+        except FileNotFoundError:
             return None
-        if blob.get("format") != _FORMAT or blob.get("revision") != revision or blob.get("location") != location:
+        except (OSError, ValueError, TypeError, KeyError, UnicodeDecodeError) as exc:
+            log.warning("lexical cache unusable; rebuilding it", extra={"cache": path.name, "error": str(exc)[:200]})
             return None
-        return blob["index"]
+        return cls(chunks, tokens)
 
 
 def lexical_tokens(text: str) -> list[str]:

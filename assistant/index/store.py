@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from assistant.errors import IndexError_, IndexMismatchError
+from assistant.errors import IndexError_, IndexMismatchError, StoreUnavailableError
 from assistant.models import Chunk
 from assistant.settings import Settings
 
@@ -111,6 +111,8 @@ class ChromaStore:
             self.settings.index_dir.mkdir(parents=True, exist_ok=True)
             return chromadb.PersistentClient(path=str(self.settings.index_dir / "chroma"), settings=chroma_settings)
         except Exception as exc:  # chromadb raises bare Exception/ValueError for unreachable servers
+            if self.settings.chroma_url:  # a server may be starting or restarting: worth retrying
+                raise StoreUnavailableError(f"cannot open the Chroma store at {self.location}: {exc}") from exc
             raise IndexError_(f"cannot open the Chroma store at {self.location}: {exc}") from exc
 
     @property
@@ -143,12 +145,19 @@ class ChromaStore:
             self._collection = None
         return int((self.collection.metadata or {}).get("revision", 0))
 
-    def _bump_revision(self) -> None:
-        meta = dict(self.collection.metadata or {})
-        meta["revision"] = int(meta.get("revision", 0)) + 1
+    def metadata(self) -> dict:
+        return dict(self.collection.metadata or {})
+
+    def update_metadata(self, values: dict) -> None:
+        """Merge `values` into the collection's metadata in one write (the build manifest uses it)."""
+        meta = self.metadata()
+        meta.update(values)
         meta["embedding_model"] = embedder_key(self.settings)
         meta.pop("hnsw:space", None)
         self.collection.modify(metadata=meta)
+
+    def _bump_revision(self) -> None:
+        self.update_metadata({"revision": self.revision() + 1})
 
     def count(self) -> int:
         return self.collection.count()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 
 from assistant.index.embedder import Embedder
@@ -12,6 +14,8 @@ from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.fusion import ranked, relative_score_fusion
 from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
+
+log = logging.getLogger(__name__)
 
 _REVISION_CHECK_SECONDS = 5.0
 
@@ -45,12 +49,18 @@ class Retriever:
         return self._lexical
 
     def _load_lexical(self, revision: int) -> LexicalIndex:
-        path = self.settings.index_dir / f"lexical-{self.settings.collection}.pkl"
-        cached = LexicalIndex.load(path, revision, self.store.location)
+        path = self.settings.index_dir / f"lexical-{self.settings.collection}.json"
+        with contextlib.suppress(OSError):  # caches of earlier versions were pickles: never load them
+            path.with_suffix(".pkl").unlink(missing_ok=True)
+        chunks = list(self.store.iter_chunks())
+        cached = LexicalIndex.load(path, revision, self.store.location, chunks)
         if cached is not None:
             return cached
-        index = LexicalIndex(self.store.iter_chunks())
-        index.save(path, revision, self.store.location)
+        index = LexicalIndex(chunks)
+        try:
+            index.save(path, revision, self.store.location)
+        except OSError as exc:  # a read-only index folder costs the next start-up some time, nothing else
+            log.warning("lexical cache not written", extra={"error": str(exc)})
         return index
 
     def refresh(self) -> None:
@@ -80,7 +90,8 @@ class Retriever:
         # A Chinese question is measured on its own words and on its English view (English chunks
         # cannot contain its Chinese words); the better view counts.
         views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]
-        known = max(known_share(v, lexical.idf, lambda t: t in lexical.df) for v in views)
+        # A question of stopwords only ("how?") has no view: nothing it says is known or covered.
+        known = max((known_share(v, lexical.idf, lambda t: t in lexical.df) for v in views), default=0.0)
         hits = []
         version = wanted_version(query.signals.versions, self._docs_versions(lexical))
         for cid in ranked(fused):
@@ -90,7 +101,7 @@ class Retriever:
             if not keeps(chunk, version):  # another release's copy of the docs
                 continue
             terms = lexical.terms(cid)
-            cover = max(coverage(v, terms, lexical.idf) for v in views)
+            cover = max((coverage(v, terms, lexical.idf) for v in views), default=0.0)
             c = cos.get(cid, 0.0)
             agree = cid in top3
             hits.append(

@@ -1,0 +1,106 @@
+"""Complete or not served: a first build killed mid-way is finished on restart before /readyz says 200,
+and a Chroma server that is not up yet is waited for (with backoff), /readyz saying why."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from assistant.app import create_app
+from assistant.ingest.loader import discover, load_file
+from assistant.settings import REPO_ROOT
+from tests.app_process import start_app
+from tests.conftest import VLLM_DOCS, make_settings
+from tests.server import ServerThread, free_port
+
+
+def _corpus(tmp_path: Path) -> tuple[Path, int]:
+    """A corpus of several embedding batches (the curated entries and vLLM's docs) and its chunk count."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(REPO_ROOT / "corpus" / "entries", corpus / "entries")
+    shutil.copytree(VLLM_DOCS / "docs", corpus / "docs")
+    ids = {c.id for path in discover(corpus) for c in load_file(path, corpus)}
+    return corpus, len(ids)
+
+
+def test_a_first_build_killed_midway_is_finished_before_ready(tmp_path: Path) -> None:
+    corpus, total = _corpus(tmp_path)
+    assert total > 128  # at least three embedding batches of 64
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_")},
+        "ASSISTANT_INDEX_DIR": str(tmp_path / "index"),
+        "ASSISTANT_CORPUS_DIR": str(corpus),
+        "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3"),
+    }
+    first = subprocess.Popen(
+        [sys.executable, "app.py", "--no-ui", "--port", str(free_port())],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for line in first.stderr:  # the JSON log: kill it right after the first batch is stored
+            if f'"embedded 64/{total} chunks"' in line:
+                first.send_signal(signal.SIGKILL)
+                break
+        else:
+            raise AssertionError("the first build never reported progress")
+    finally:
+        first.kill()
+        first.wait(timeout=30)
+
+    second, base = start_app(["--no-ui"], env, stdout=subprocess.DEVNULL, wait=600)
+    try:
+        ready = httpx.get(base + "/readyz", timeout=10).json()
+        assert ready["status"] == "ready" and ready["chunks"] == total
+        r = httpx.post(base + "/v1/ask", json={"question": "RuntimeError: not home_path.empty()"}, timeout=60)
+        assert r.status_code == 200 and r.json()["citations"]
+    finally:
+        second.terminate()
+        _, err = second.communicate(timeout=30)
+    assert "finishing an interrupted index build" in err
+
+
+def test_startup_waits_for_an_unreachable_chroma_and_says_why(tmp_path: Path, embedder) -> None:
+    from assistant.service import Assistant
+
+    port = free_port()
+    settings = make_settings(tmp_path / "idx", chroma_url=f"http://127.0.0.1:{port}")
+    app = create_app(settings, Assistant(settings, embedder=embedder), ui=False)
+    chroma = None
+    with ServerThread(app) as server:
+        deadline = time.monotonic() + 120
+        while True:
+            r = httpx.get(server.url + "/readyz", timeout=10)
+            if r.json()["status"] == "waiting":
+                break
+            assert time.monotonic() < deadline, r.text
+            time.sleep(0.2)
+        assert r.status_code == 503 and "unreachable" in r.json()["detail"]
+        assert str(port) not in r.json()["detail"]  # the server's address is not revealed
+        asked = httpx.post(server.url + "/v1/ask", json={"question": "EngineDeadError"}, timeout=10)
+        assert asked.status_code == 503 and asked.headers["retry-after"] == "1"
+
+        exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+        chroma = subprocess.Popen(
+            [exe, "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1", "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            server.wait_ready(timeout=300)
+            assert app.state.readiness.attempts >= 2
+            r = httpx.post(server.url + "/v1/ask", json={"question": "RuntimeError: not home_path.empty()"}, timeout=60)
+            assert r.status_code == 200 and r.json()["citations"]
+        finally:
+            chroma.terminate()
+            chroma.wait(timeout=30)
