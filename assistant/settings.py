@@ -51,9 +51,31 @@ class Settings(BaseSettings):
     # Serving
     host: str = Field("127.0.0.1", description="Address app.py binds.")
     port: int = Field(7860, ge=1, le=65535, description="Port app.py binds.")
-    api_keys: list[str] = Field(default_factory=list, description="Bearer keys accepted by the HTTP API; open when empty.")
-    max_body_bytes: int = Field(256_000, ge=1024, description="Largest accepted HTTP request body.")
-    feedback_db: Path = Field(REPO_ROOT / ".data" / "feedback.sqlite3", description="SQLite file for feedback.")
+    api_keys: list[str] = Field(
+        default_factory=list,
+        description="Keys every route needs (API, UI and its Gradio API: `Authorization: Bearer KEY` or a /login "
+        "cookie); probes and Slack stay open. Everything is open when empty.",
+    )
+    ops_access: Literal["auto", "open", "keyed"] = Field(
+        "auto",
+        description="/metrics, /docs and /openapi.json: 'open', 'keyed' (need a key when keys are set), or "
+        "'auto' (open when `host` is loopback, keyed otherwise).",
+    )
+    rate_limit_per_minute: int = Field(
+        0, ge=0, description="Requests a minute each key (or client address, without keys) may POST; 0: no limit."
+    )
+    max_body_bytes: int = Field(256_000, ge=1024, description="Largest accepted HTTP request body, on every route.")
+    feedback_db: Path = Field(
+        REPO_ROOT / ".data" / "feedback.sqlite3", description="SQLite file for feedback (created 0600, secrets masked)."
+    )
+    feedback_retention_days: float = Field(
+        0,
+        ge=0,
+        description="Purge asked questions, feedback and Slack threads older than this many days; 0 keeps them.",
+    )
+    log_questions: bool = Field(
+        True, description="Record asked questions (masked) for the knowledge-gap list; false records none."
+    )
     torch_threads: int = Field(
         1, ge=0, le=64, description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best."
     )

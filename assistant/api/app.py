@@ -6,9 +6,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request
 
+from assistant.api.access import AccessMiddleware, AccessPolicy
 from assistant.api.errors import ApiError, install_error_handlers
-from assistant.api.limits import BodyLimitMiddleware, bearer_guard
+from assistant.api.limits import BodyLimitMiddleware
 from assistant.api.metrics import Metrics, MetricsMiddleware
+from assistant.api.public import public_text
 from assistant.api.readiness import Readiness
 from assistant.api.routes import ask, chat, health
 from assistant.feedback.store import FeedbackStore
@@ -22,7 +24,10 @@ def _require_ready(request: Request) -> None:
         r = request.app.state.readiness
         raise ApiError(
             503,
-            f"the assistant is not ready yet ({r.state}{': ' + r.detail if r.detail else ''}); retry shortly",
+            public_text(
+                f"the assistant is not ready yet ({r.state}{': ' + r.detail if r.detail else ''}); retry shortly",
+                request.app.state.settings,
+            ),
             "service_unavailable",
             {"Retry-After": "1"},
         )
@@ -32,11 +37,16 @@ def create_api(
     assistant: Assistant, settings: Settings, *, store: FeedbackStore | None = None, prepare: bool = True
 ) -> FastAPI:
     """The API app. With `prepare`, the index is built (first run) and warmed up in the background at start-up;
-    `/readyz` turns 200 when done. `app.state.tracked` is the call the UI and the Slack bot share."""
+    `/readyz` turns 200 when done. `app.state.tracked` is the call the UI and the Slack bot share.
+    Every route, mounted ones included, passes the one `AccessPolicy` built from `settings`."""
     metrics = Metrics()
     readiness = Readiness()
-    store = store or FeedbackStore(settings.feedback_db)
-    tracked = TrackedAssistant(assistant, store, observer=metrics.observe_answer)
+    store = store or FeedbackStore.from_settings(settings)
+    metrics.watch_store(store)
+    tracked = TrackedAssistant(
+        assistant, store, observer=metrics.observe_answer, on_store_error=metrics.observe_store_error
+    )
+    policy = AccessPolicy.from_settings(settings)
 
     from assistant.sync.schedule import SyncScheduler
 
@@ -49,6 +59,7 @@ def create_api(
             readiness.start(assistant)
         yield
         scheduler.stop()
+        readiness.stop()
         store.close()
 
     app = FastAPI(
@@ -65,11 +76,15 @@ def create_api(
     app.state.tracked = tracked
     app.state.sync = scheduler
 
-    guarded = [Depends(bearer_guard(settings.api_keys)), Depends(_require_ready)]
+    app.state.access = policy
+
+    guarded = [Depends(_require_ready)]
     app.include_router(health.router)
     app.include_router(ask.router, dependencies=guarded)
     app.include_router(chat.router, dependencies=guarded)
     install_error_handlers(app, metrics)
+    # Outermost last: metrics see every request, the key check runs before a body is read.
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(AccessMiddleware, policy=policy)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     return app

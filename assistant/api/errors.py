@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from assistant.api.public import public_text
 from assistant.errors import AssistantError, ConfigError, IndexError_, InputError
 
 log = logging.getLogger("assistant.api")
@@ -89,7 +90,7 @@ def install_error_handlers(app: FastAPI, metrics) -> None:
         count(request, type(exc).__name__)
         status = 503 if isinstance(exc, (IndexError_, ConfigError)) else 500
         log.error("assistant error", extra={"path": request.url.path, "error": str(exc)})
-        return error_response(status, str(exc), "server_error")
+        return error_response(status, public_text(str(exc), request.app.state.settings), "server_error")
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception):

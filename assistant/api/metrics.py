@@ -12,7 +12,16 @@ from assistant.models import Answer
 
 log = logging.getLogger("assistant.api")
 
-_ROUTES = ("/v1/ask", "/v1/chat/completions", "/v1/models", "/healthz", "/readyz", "/metrics", "/slack/events")
+_ROUTES = (
+    "/v1/ask",
+    "/v1/chat/completions",
+    "/v1/models",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/slack/events",
+    "/login",
+)
 _BUCKETS = (0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -61,6 +70,17 @@ class Metrics:
         self.sync_failing = Gauge(
             "assistant_sync_failing", "1 when the last sync attempt of a source failed.", ["source"], registry=r
         )
+        self.store_errors = Counter(
+            "assistant_feedback_store_errors_total",
+            "Questions answered but not logged because the feedback store could not be written.",
+            registry=r,
+        )
+        self.store_up = Gauge(
+            "assistant_feedback_store_up",
+            "1 while the feedback store accepts writes, 0 after a failed write.",
+            registry=r,
+        )
+        self.store_up.set(1)
 
     def observe_sync(self, statuses) -> None:
         """Set the sync gauges from the checkpoint file's per-source status (read at scrape time)."""
@@ -68,6 +88,13 @@ class Metrics:
             if s.last_success:
                 self.sync_success.labels(s.name).set(s.last_success)
             self.sync_failing.labels(s.name).set(1 if s.last_error else 0)
+
+    def watch_store(self, store) -> None:
+        """Report the store's health at scrape time (a later successful write clears the failure)."""
+        self.store_up.set_function(lambda: 0.0 if store.failure else 1.0)
+
+    def observe_store_error(self, _exc: Exception) -> None:
+        self.store_errors.inc()
 
     def observe_answer(self, face: str, answer: Answer) -> None:
         self.answers.labels(face).inc()

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 MODEL_ID = "vllm-troubleshooting-assistant"
+
+
+def _integral(value: Any) -> Any:
+    """JSON does not tell 21 from 21.0 and the schema says `integer`, so an integral float is accepted;
+    21.5, "21" and true stay errors."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+HitCount = Annotated[StrictInt, Field(ge=1, le=50), BeforeValidator(_integral)]
 
 
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: StrictStr = Field(description="The error message, traceback or problem description.")
-    k: StrictInt | None = Field(None, ge=1, le=50, description="Number of hits returned (default: settings.top_k).")
+    k: HitCount | None = Field(None, description="Number of hits returned, 1-50 (default: settings.top_k).")
 
 
 class CitationOut(BaseModel):
@@ -64,4 +75,89 @@ class ChatRequest(BaseModel):
     model: StrictStr | None = None
     messages: list[ChatMessage] = Field(min_length=1)
     stream: StrictBool | None = False
-    k: StrictInt | None = Field(None, ge=1, le=50, description="Number of hits retrieved (extension).")
+    k: HitCount | None = Field(None, description="Number of hits retrieved, 1-50 (extension).")
+
+
+class Readiness(BaseModel):
+    """`GET /readyz`: `ready`, or why not yet (`starting`, `loading`, `waiting`, `failed`) with a detail."""
+
+    status: str
+    detail: str | None = None
+    chunks: int | None = None
+    startup_seconds: float | None = None
+    sync: dict[str, dict[str, Any]] | None = Field(None, description="Each synced source's last run (when sync is on).")
+    feedback_store: str = Field(
+        "ok", description="'ok', or 'failing: <reason>' while asked questions cannot be logged."
+    )
+
+
+class ErrorBody(BaseModel):
+    message: str
+    type: str
+    code: int
+
+
+class ErrorResponse(BaseModel):
+    """Every error, in OpenAI's shape."""
+
+    error: ErrorBody
+
+
+ERROR_RESPONSES: dict[int | str, dict] = {
+    400: {
+        "model": ErrorResponse,
+        "description": "Bad input: empty or wordless question, invalid JSON, bad conversation.",
+    },
+    401: {
+        "model": ErrorResponse,
+        "description": "A key is required (`ASSISTANT_API_KEYS` is set) and none or a wrong one was sent.",
+    },
+    413: {"model": ErrorResponse, "description": "The request body is larger than `max_body_bytes`."},
+    422: {"model": ErrorResponse, "description": "A field has the wrong type or value."},
+    429: {"model": ErrorResponse, "description": "Rate limit exceeded; `Retry-After` says when to retry."},
+    503: {"model": ErrorResponse, "description": "Not ready yet (index loading) or the index is unavailable."},
+}
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"]
+    created: int
+    owned_by: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"]
+    data: list[ModelCard]
+
+
+class ChatChoiceMessage(BaseModel):
+    role: Literal["assistant"]
+    content: str
+
+
+class ChatChoice(BaseModel):
+    index: int
+    message: ChatChoiceMessage
+    finish_reason: str
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletion(BaseModel):
+    """OpenAI's chat completion, plus the assistant's `citations`, `abstained`, `language` (and `notice`)."""
+
+    id: str
+    object: Literal["chat.completion"]
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: Usage
+    citations: list[CitationOut]
+    abstained: bool
+    language: str
+    notice: str | None = None

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import gradio as gr
 
-from assistant.errors import AssistantError, InputError
+from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import Asked, TrackedAssistant
 from assistant.ui.render import entry_facts_md, history_turns, sources_md, status_md
 
@@ -23,7 +23,8 @@ EXAMPLES = [
 _CSS = "#status, #facts, #sources {min-height: 2em}"
 
 
-def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
+def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda text: text) -> gr.Blocks:
+    """`public` turns an error message into what a user may see (no server paths)."""
     store = tracked.store
 
     def respond(question: str, messages: list[dict]) -> Iterator[tuple]:
@@ -63,10 +64,15 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
                     ]
                     yield pending, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
         except InputError as exc:
-            yield messages, question, f"**Error:** {exc}", gr.skip(), gr.skip(), gr.skip()
+            yield messages, question, f"**Error:** {public(str(exc))}", gr.skip(), gr.skip(), gr.skip()
         except AssistantError as exc:
             log.error("ui answer failed", extra={"error": str(exc)})
-            yield messages, question, f"**Error:** the assistant failed: {exc}", gr.skip(), gr.skip(), gr.skip()
+            message = f"**Error:** the assistant failed: {public(str(exc))}"
+            yield messages, question, message, gr.skip(), gr.skip(), gr.skip()
+        except Exception:  # never a raw exception in the page; the log has the traceback
+            log.exception("ui answer failed")
+            message = "**Error:** the assistant failed unexpectedly; the server log has the details."
+            yield messages, question, message, gr.skip(), gr.skip(), gr.skip()
 
     def feedback(rating: str, comment: str, last: dict | None) -> tuple[str, str]:
         if not last:
@@ -83,6 +89,9 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True) -> gr.Blocks:
             )
         except InputError as exc:
             return f"**Error:** {exc}", comment
+        except StoreError as exc:
+            log.error("ui feedback not saved", extra={"error": str(exc)})
+            return "**Error:** the feedback could not be saved right now; please try again later.", comment
         return f"Thanks! Feedback #{fid} saved ({'helpful' if rating == 'up' else 'not helpful'}).", ""
 
     def clear() -> tuple:
@@ -135,8 +144,11 @@ def mount_ui(api, tracked: TrackedAssistant, path: str = "/ui") -> None:
     """Mount the chat UI on the API app at `path`, with `/` redirecting to it."""
     from fastapi.responses import RedirectResponse
 
+    from assistant.api.public import public_text
+
     readiness = api.state.readiness
-    demo = build_ui(tracked, is_ready=lambda: readiness.ready)
+    settings = api.state.settings
+    demo = build_ui(tracked, is_ready=lambda: readiness.ready, public=lambda text: public_text(text, settings))
 
     @api.get("/", include_in_schema=False)
     async def _root() -> RedirectResponse:

@@ -229,3 +229,17 @@ def test_feedback_buttons_store_feedback(bot, fake) -> None:
         time.sleep(0.02)
     [rec] = api.state.store.list()
     assert (rec.face, rec.rating, rec.user, rec.question) == ("slack", "down", "U7", KNOWN)
+
+
+@pytest.mark.parametrize("question", ["???", "😀", "\u0000", "EngineDeadError \ud800"])
+def test_wordless_or_broken_questions_get_a_clear_reply(bot, fake, question: str) -> None:
+    url = bot[0]
+    r = event(url, mention(question, ts=f"{time.monotonic_ns()}.1"))
+    assert r.status_code == 200
+    [post] = fake.wait_posts(1)
+    text = _text_of(post)
+    assert "Traceback" not in text and "Sorry, the assistant failed" not in text
+    if question.startswith("EngineDeadError"):
+        assert "blocks" in post  # it has a word: a real answer (or an honest "I don't know")
+    else:
+        assert "paste the error message" in text

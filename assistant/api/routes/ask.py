@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from assistant.api.schemas import AskRequest, AskResponse
+from assistant.api.schemas import ERROR_RESPONSES, AskRequest, AskResponse
 
 router = APIRouter(tags=["ask"])
 
 
-@router.post("/v1/ask", responses={200: {"model": AskResponse}})
+@router.post("/v1/ask", response_model=AskResponse, responses=ERROR_RESPONSES)
 def ask(body: AskRequest, request: Request) -> JSONResponse:
     asked = request.app.state.tracked.ask("api", body.question, None, body.k)
     return JSONResponse(asked.answer.to_dict())

@@ -7,6 +7,7 @@ follow-ups. Citations are in the text ([n] and the Sources footer) and in an ext
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,11 +16,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from assistant.api.errors import ApiError
-from assistant.api.schemas import MODEL_ID, ChatMessage, ChatRequest
+from assistant.api.public import public_text
+from assistant.api.schemas import ERROR_RESPONSES, MODEL_ID, ChatCompletion, ChatMessage, ChatRequest, ModelList
 from assistant.errors import AssistantError
 from assistant.feedback.tracked import Asked
 from assistant.models import Answer, Turn
+from assistant.settings import Settings
 
+log = logging.getLogger("assistant.api")
 router = APIRouter(tags=["openai"])
 
 
@@ -48,7 +52,7 @@ def _usage(prompt: str, completion: str) -> dict:
     return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
 
 
-@router.get("/v1/models")
+@router.get("/v1/models", response_model=ModelList, responses=ERROR_RESPONSES)
 def models() -> dict:
     return {
         "object": "list",
@@ -56,7 +60,18 @@ def models() -> dict:
     }
 
 
-@router.post("/v1/chat/completions")
+@router.post(
+    "/v1/chat/completions",
+    response_model=ChatCompletion,
+    responses={
+        200: {
+            "description": "A chat completion, or with `stream: true` server-sent `chat.completion.chunk` events "
+            "ending with `data: [DONE]`.",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+        **ERROR_RESPONSES,
+    },
+)
 def chat_completions(body: ChatRequest, request: Request):
     question, history = conversation(body.messages)
     tracked = request.app.state.tracked
@@ -80,7 +95,9 @@ def chat_completions(body: ChatRequest, request: Request):
     items = tracked.stream("chat", question, history, body.k)
     first = next(items)  # a bad question fails here, before any byte is sent, as a 4xx
     return StreamingResponse(
-        _sse(cid, created, model, first, items), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+        _sse(cid, created, model, first, items, request.app.state.settings),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache"},
     )
 
 
@@ -96,7 +113,9 @@ def _chunk(cid: str, created: int, model: str, delta: dict, finish: str | None =
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
 
-def _sse(cid: str, created: int, model: str, first: str | Asked, rest: Iterator[str | Asked]) -> Iterator[str]:
+def _sse(
+    cid: str, created: int, model: str, first: str | Asked, rest: Iterator[str | Asked], settings: Settings
+) -> Iterator[str]:
     yield _chunk(cid, created, model, {"role": "assistant", "content": ""})
     streamed = ""
     try:
@@ -109,9 +128,15 @@ def _sse(cid: str, created: int, model: str, first: str | Asked, rest: Iterator[
             elif item:
                 streamed += item
                 yield _chunk(cid, created, model, {"content": item})
-    except AssistantError as exc:
-        err = {"error": {"message": str(exc), "type": "server_error", "code": 500}}
-        yield f"data: {json.dumps(err)}\n\n"
+    except Exception as exc:  # headers are sent: the stream must still end with an error event and [DONE]
+        if isinstance(exc, AssistantError):
+            log.error("stream failed", extra={"error": str(exc)})
+            message = public_text(str(exc), settings)
+        else:
+            log.exception("stream failed")
+            message = "internal error while streaming; the server log has the details"
+        err = {"error": {"message": message, "type": "server_error", "code": 500}}
+        yield f"data: {json.dumps(err, ensure_ascii=False)}\n\n"
     yield "data: [DONE]\n\n"
 
 

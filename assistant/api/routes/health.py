@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from assistant.api.public import public_text
+from assistant.api.schemas import Readiness
 
 router = APIRouter(tags=["health"])
 
@@ -19,17 +23,47 @@ def _sync(request: Request) -> list:
     return sync_status(request.app.state.settings)
 
 
-@router.get("/readyz")
+@router.get(
+    "/readyz",
+    response_model=Readiness,
+    responses={
+        503: {
+            "model": Readiness,
+            "description": "Not ready yet (building or loading the index, or waiting for Chroma).",
+        }
+    },
+)
 async def readyz(request: Request) -> JSONResponse:
+    """200 once questions can be answered. `feedback_store` says whether asked questions are being logged:
+    a failing store does not stop answers, so it is reported here rather than turning the probe red."""
     r = request.app.state.readiness
     synced = {s.name: s.to_dict() for s in _sync(request)}  # the last successful sync of each source
+    settings = request.app.state.settings
+    store = request.app.state.store
+    store_state = "ok" if store.failure is None else public_text(f"failing: {store.failure}", settings)
     if r.ready:
-        body = {"status": "ready", "chunks": r.chunks, "startup_seconds": round(r.seconds or 0, 3)}
-        return JSONResponse({**body, "sync": synced} if synced else body)
-    return JSONResponse({"status": r.state, "detail": r.detail}, status_code=503, headers={"Retry-After": "1"})
+        body = Readiness(
+            status="ready",
+            chunks=r.chunks,
+            startup_seconds=round(r.seconds or 0, 3),
+            feedback_store=store_state,
+            sync=synced or None,
+        )
+        return JSONResponse(body.model_dump(exclude_none=True))
+    body = Readiness(status=r.state, detail=public_text(r.detail, settings), feedback_store=store_state)
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=503, headers={"Retry-After": "1"})
 
 
-@router.get("/metrics")
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}},
+            "description": "Prometheus text format.",
+        }
+    },
+)
 async def metrics(request: Request) -> Response:
     m = request.app.state.metrics
     m.observe_sync(_sync(request))
