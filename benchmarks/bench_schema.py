@@ -110,7 +110,8 @@ def run_schemathesis(base: str, max_examples: int, seed: int, report_dir: Path) 
         "--report-dir",
         str(report_dir),
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=3000)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=3000, cwd=report_dir)
     return proc.returncode, _failures(report_dir), proc.stdout + proc.stderr
 
 
