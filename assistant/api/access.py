@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from typing import Literal
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs
 
 from assistant.api.ratelimit import RateLimiter
 from assistant.settings import Settings
@@ -181,16 +181,10 @@ class AccessMiddleware:
         needs_key = self.policy.keyed and (kind == "keyed" or (kind == "ops" and not self.policy.ops_open))
         if needs_key and problem is not None:
             if _wants_html(scope, headers):
-                target = quote(
-                    path + (("?" + scope["query_string"].decode("latin-1")) if scope["query_string"] else "")
-                )
-                return await self._send(
-                    scope,
-                    send,
-                    401,
-                    [(b"content-type", b"text/html; charset=utf-8")],
-                    login_page(_safe_next(target) if target.startswith("/") else "/ui/"),
-                )
+                query = scope["query_string"].decode("latin-1")
+                target = _safe_next(path + (f"?{query}" if query else ""))
+                page = login_page(target)  # the form posts the key to /login, which sets the cookie
+                return await self._send(scope, send, 401, [(b"content-type", b"text/html; charset=utf-8")], page)
             www = [(b"www-authenticate", b'Bearer realm="assistant"')]
             return await self._send(scope, send, *_error(401, problem, "authentication_error", www))
         if (
