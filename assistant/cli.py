@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from assistant.answer.render import answer_json, plain_text
 from assistant.errors import AssistantError
 from assistant.settings import Settings
 
@@ -90,9 +91,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def _print_answer(answer, as_json: bool, extra: dict | None = None) -> None:
     if as_json:
-        print(json.dumps({**(extra or {}), **answer.to_dict()}, ensure_ascii=False), flush=True)
+        print(json.dumps({**(extra or {}), **answer_json(answer)}, ensure_ascii=False), flush=True)
     else:
-        print(answer.text)
+        print(plain_text(answer))
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

@@ -103,6 +103,8 @@ class Hit:
 
 @dataclass(frozen=True)
 class Citation:
+    """Source `[n]` of an answer: the chunk it points to, as a face shows it in its sources list."""
+
     n: int
     id: str
     title: str
@@ -111,30 +113,26 @@ class Citation:
 
 @dataclass(frozen=True)
 class Answer:
-    """What every face shows: the text with [n] markers, the sources they point to, and the hits."""
+    """What every face shows: the body with its [n] markers, the sources they point to, and the hits.
 
-    text: str
+    The body carries no sources list: each face renders `citations` its own way (a plain-text footer
+    for the CLI and the API, links in the UI, a context block in Slack), so no face has to find and
+    strip a footer written in some language.
+    """
+
+    body: str
     abstained: bool
     language: Lang
     citations: tuple[Citation, ...]
     hits: tuple[Hit, ...]
     notice: str | None = None  # e.g. "the LLM was unreachable; extractive answer shown"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The stable JSON contract shared by `ask --json`, the HTTP API and the faces."""
-        out: dict[str, Any] = {
-            "answer": self.text,
-            "abstained": self.abstained,
-            "language": self.language,
-            "citations": [{"id": c.id, "title": c.title, "source": c.source} for c in self.citations],
-            "hits": [
-                {"id": h.chunk.id, "title": h.chunk.title, "source": h.chunk.source, "score": round(h.score, 4)}
-                for h in self.hits
-            ],
-        }
-        if self.notice:
-            out["notice"] = self.notice
-        return out
+    def cited_hit(self, n: int) -> Hit | None:
+        """The hit behind citation [n] (its chunk's data: what a face shows about the source)."""
+        citation = next((c for c in self.citations if c.n == n), None)
+        if citation is None:
+            return None
+        return next((h for h in self.hits if h.chunk.id == citation.id), None)
 
 
 @dataclass(frozen=True)

@@ -146,15 +146,16 @@ class Assistant:
         return self.writer.write(query, hits, answer, history)
 
     def stream(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> Iterator[str | Answer]:
-        """Text deltas as the answer is written, then the final (verified) Answer as the last item.
+        """Body deltas as the answer is written, then the final (verified) Answer as the last item.
 
         Extractive answers arrive as one delta; a generative backend yields tokens as they come, and its
-        final Answer (verified, or the extractive fallback) may differ from the streamed text.
+        final Answer (verified, or the extractive fallback) may differ from the streamed text. The deltas
+        never carry the sources: each face renders them from the final Answer's citations.
         """
         query, hits = self.retrieve(question, history, k)
         answer = compose(query, hits, self.settings.min_confidence)
         if not self._generative(answer):
-            yield answer.text
+            yield answer.body
             yield answer
             return
         yield from self.writer.stream(query, hits, answer, history)

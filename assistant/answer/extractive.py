@@ -4,8 +4,8 @@ sources, each claim followed by the [n] of the source it came from (pure; no mod
 from __future__ import annotations
 
 from assistant.answer.text import ABSTAIN, CLOSEST, LABELS
-from assistant.models import Answer, Citation, Hit, Lang, Query
 from assistant.ingest.markdown_docs import split_blocks
+from assistant.models import Answer, Citation, Hit, Lang, Query
 from assistant.text.tokenize import tokenize
 
 _MAX_SEE_ALSO = 2
@@ -120,17 +120,13 @@ def _display_title(chunk) -> str:
     return f"{chunk.title} (part {part}/{parts})" if chunk.kind == "doc" and parts > 1 else chunk.title
 
 
-def _sources(citations: list[Citation], lang: Lang) -> list[str]:
-    return [f"{LABELS[lang]['sources']}:"] + [f"[{c.n}] {c.title} — {c.source}" for c in citations]
-
-
 def abstain(query: Query, hits: list[Hit]) -> Answer:
     lang = query.lang
     lines = [ABSTAIN[lang]]
     close = hits[:2]
     if close:
         lines += ["", f"{CLOSEST[lang]}:"] + [f"- {h.chunk.title} ({h.chunk.source})" for h in close]
-    return Answer(text="\n".join(lines), abstained=True, language=lang, citations=(), hits=tuple(hits))
+    return Answer(body="\n".join(lines), abstained=True, language=lang, citations=(), hits=tuple(hits))
 
 
 def compose(query: Query, hits: list[Hit], min_confidence: float) -> Answer:
@@ -160,5 +156,4 @@ def compose(query: Query, hits: list[Hit], min_confidence: float) -> Answer:
             if h.chunk.kind == "doc":  # the paragraphs of that section closest to the question
                 snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
                 lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
-    lines += [""] + _sources(citations, lang)
-    return Answer(text="\n".join(lines), abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits))
+    return Answer(body="\n".join(lines), abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits))

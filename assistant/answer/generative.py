@@ -163,16 +163,14 @@ def finish(prompt: Prompt, raw: str, query: Query, hits: Sequence[Hit], fallback
         )
         for n in sorted(checked.cited)
     )
-    lang = query.lang
-    listing = [f"{LABELS[lang]['sources']}:"] + [f"[{c.n}] {c.title} — {c.source}" for c in citations]
     notice = None
     if checked.unverified:
         terms = ", ".join(dict.fromkeys(t.text for t in checked.unverified))
         notice = NOTICES["unverified"].format(marker=UNVERIFIED, terms=terms)
     return Answer(
-        text=checked.text + "\n\n" + "\n".join(listing),
+        body=checked.text,
         abstained=False,
-        language=lang,
+        language=query.lang,
         citations=citations,
         hits=tuple(hits),
         notice=notice,
@@ -285,7 +283,7 @@ class GenerativeWriter:
         """Token deltas as the model writes them, then the final verified Answer (or the fallback)."""
         prompt = build_prompt(query, hits, self.settings.min_confidence, history)
         if not prompt.sources:
-            yield fallback.text
+            yield fallback.body
             yield fallback
             return
         out: queue.Queue = queue.Queue()

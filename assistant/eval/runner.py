@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assistant.answer.render import plain_text
 from assistant.eval.baselines import System
 from assistant.eval.dataset import ANSWERABLE, Item
 from assistant.eval.metrics import (
@@ -22,9 +23,9 @@ from assistant.eval.metrics import (
     percentile,
     retrieval_scores,
 )
+from assistant.index.embedder import apply_torch_threads
 from assistant.models import Answer, Chunk
 from assistant.service import Assistant
-from assistant.index.embedder import apply_torch_threads
 from assistant.settings import REPO_ROOT, Settings
 
 DEFAULT_DOCS_DIR = REPO_ROOT.parent / "shared" / "vllm-docs"
@@ -69,7 +70,7 @@ class Result:
             elif self.retrieval.get("hit@1", 1.0) < 1.0:
                 out.append(f"top hit {self.ranked[0] if self.ranked else '-'} is not relevant")
             if self.facts < 1.0 and not self.answer.abstained:
-                missing = [p for p, ok in zip(item.key_facts, fact_hits(self.answer.text, item.key_facts)) if not ok]
+                missing = [p for p, ok in zip(item.key_facts, fact_hits(plain_text(self.answer), item.key_facts)) if not ok]
                 out.append(f"key facts missing: {', '.join(missing)}")
         elif item.expect == "abstain" and not self.answer.abstained:
             out.append(f"answered a negative from {self.answer.citations[0].id if self.answer.citations else '-'}")
@@ -93,14 +94,15 @@ def run_system(
         cpu_ms = (time.process_time() - cpu) * 1000
         result = Result(item=item, system=system.name, answer=answer, latency_ms=elapsed, cpu_ms=cpu_ms)
         result.ranked = judged_ids([h.chunk for h in answer.hits], item.relevant)
+        text = plain_text(answer)  # graded as a user reads it (`ask` output, the JSON `answer`)
         if item.answerable:
-            result.facts = key_fact_recall(answer.text, answer.abstained, item.key_facts)
+            result.facts = key_fact_recall(text, answer.abstained, item.key_facts)
         if not answer.abstained:
-            check = check_citations(answer.text, {c.n: lookup(c.id) for c in answer.citations})
+            check = check_citations(text, {c.n: lookup(c.id) for c in answer.citations})
             result.citations_valid, result.citation_problems = check.valid, check.problems
         if item.near:
             first = answer.citations[0].id if answer.citations else None
-            result.wrong_fix = is_wrong_fix(answer.text, answer.abstained, first, item.near, item.forbidden_facts)
+            result.wrong_fix = is_wrong_fix(text, answer.abstained, first, item.near, item.forbidden_facts)
         results.append(result)
         if i % 20 == 0:
             progress(f"{system.name}: {i}/{len(items)}")

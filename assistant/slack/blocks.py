@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.answer.text import LABELS
 from assistant.models import Answer
 
 SECTION_CHARS = 2900
@@ -41,18 +42,14 @@ def split_sections(text: str, limit: int = SECTION_CHARS) -> list[str]:
     return parts
 
 
-def _body_and_footer(text: str) -> str:
-    """Drop the trailing 'Sources:' footer: the context block below lists the same sources with links."""
-    head, sep, _ = text.rpartition("\n\nSources:\n")
-    return head if sep else text
-
-
 def _source(title: str, source: str) -> str:
     return f"<{source}|{title}>" if source.startswith(("http://", "https://")) else f"{title} (`{source}`)"
 
 
 def fallback_text(answer: Answer) -> str:
-    text = answer.text if len(answer.text) <= MAX_TEXT_CHARS else answer.text[: MAX_TEXT_CHARS - 1] + "…"
+    """The notification text: the body only (the sources are in the blocks)."""
+    body = answer.body
+    text = body if len(body) <= MAX_TEXT_CHARS else body[: MAX_TEXT_CHARS - 1] + "…"
     return ("I don't know. " if answer.abstained else "") + text
 
 
@@ -62,11 +59,12 @@ def answer_blocks(answer: Answer, question_id: int) -> list[dict]:
         blocks.append(
             {"type": "header", "text": {"type": "plain_text", "text": ":grey_question: I don't know", "emoji": True}}
         )
-    body = to_mrkdwn(_body_and_footer(answer.text))
+    body = to_mrkdwn(answer.body)
     blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": part}} for part in split_sections(body)][:40]
     if answer.citations:
+        label = LABELS[answer.language]["sources"]
         sources = "\n".join(f"[{c.n}] {_source(c.title, c.source)}" for c in answer.citations)
-        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": ("*Sources*\n" + sources)[:2990]}]})
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"*{label}*\n{sources}"[:2990]}]})
     if answer.notice:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"_{answer.notice}_"[:2990]}]})
     blocks.append(

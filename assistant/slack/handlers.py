@@ -44,7 +44,7 @@ def answer_in_thread(client: WebClient, tracked: TrackedAssistant, channel: str,
         if asked.question_id is not None:
             store.link_thread(key, asked.question_id)  # a person's later reply here may become a draft entry
         store.append_turn(key, Turn("user", text.strip()))
-        store.append_turn(key, Turn("assistant", asked.answer.text))
+        store.append_turn(key, Turn("assistant", asked.answer.body))
     except StoreError as exc:
         log.error("slack thread not saved; answering anyway", extra={"error": str(exc)})
     client.chat_postMessage(

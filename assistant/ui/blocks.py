@@ -9,7 +9,7 @@ import gradio as gr
 
 from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import Asked, TrackedAssistant
-from assistant.ui.render import entry_facts_md, history_turns, sources_md, status_md
+from assistant.ui.render import entry_facts_md, history_turns, message_md, sources_md, status_md
 
 log = logging.getLogger("assistant.ui")
 
@@ -45,14 +45,15 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
             for item in tracked.stream("ui", question, history):
                 if isinstance(item, Asked):
                     answer = item.answer
+                    shown = message_md(answer)
                     done = messages + [
                         {"role": "user", "content": question},
-                        {"role": "assistant", "content": answer.text},
+                        {"role": "assistant", "content": shown},
                     ]
                     last = {
                         "question_id": item.question_id,
                         "question": question.strip(),
-                        "answer": answer.text,
+                        "answer": shown,
                         "abstained": answer.abstained,
                     }
                     yield done, "", status_md(answer), entry_facts_md(answer), sources_md(answer), last

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from assistant.models import Answer, Turn
+from assistant.answer.text import LABELS
+from assistant.models import Answer, Hit, Turn
+
+NOT_STATED = "not stated"  # a source that names no hardware or model does not say "any"
 
 IDK_BANNER = (
     "### I don't know\n"
@@ -15,6 +18,15 @@ def _link(title: str, source: str) -> str:
     if source.startswith(("http://", "https://")):
         return f"[{title}]({source})"
     return f"{title} — `{source}`"
+
+
+def message_md(answer: Answer) -> str:
+    """The chat message: the body, then its sources (linked) in the answer's language."""
+    if not answer.citations:
+        return answer.body
+    label = LABELS[answer.language]["sources"]
+    lines = [f"**{label}:**"] + [f"[{c.n}] {_link(c.title, c.source)}" for c in answer.citations]
+    return answer.body + "\n\n" + "\n".join(lines)
 
 
 def sources_md(answer: Answer) -> str:
@@ -32,16 +44,33 @@ def status_md(answer: Answer) -> str:
     return f"Answered from {len(answer.citations)} source(s).{note}"
 
 
+def cited_entry(answer: Answer) -> tuple[int, Hit] | None:
+    """The curated entry the answer cited first, with its [n]: what the facts panel describes."""
+    if answer.abstained:
+        return None
+    for c in answer.citations:
+        hit = answer.cited_hit(c.n)
+        if hit is not None and hit.chunk.kind == "entry":
+            return c.n, hit
+    return None
+
+
+def _listed(values: object) -> str:
+    return ", ".join(str(v) for v in values or []) or NOT_STATED
+
+
 def entry_facts_md(answer: Answer) -> str:
-    """Affected versions, fix version, hardware and models of the matched curated entry."""
-    if answer.abstained or not answer.hits or answer.hits[0].chunk.kind != "entry":
+    """Affected versions, fix version, hardware and models of the entry the answer cited."""
+    cited = cited_entry(answer)
+    if cited is None:
         return ""
-    data = answer.hits[0].chunk.data
+    n, hit = cited
+    data = hit.chunk.data
     rows = [
-        ("Affected versions", data.get("affected_versions") or "unknown"),
-        ("Fixed in", data.get("fixed_in") or "unknown"),
-        ("Hardware", ", ".join(data.get("hardware") or []) or "any"),
-        ("Models", ", ".join(data.get("models") or []) or "any"),
+        ("Affected versions", data.get("affected_versions") or NOT_STATED),
+        ("Fixed in", data.get("fixed_in") or NOT_STATED),
+        ("Hardware", _listed(data.get("hardware"))),
+        ("Models", _listed(data.get("models"))),
     ]
     env = ", ".join(f"`{v}`" for v in (data.get("env_vars") or []) + (data.get("flags") or []))
     if env:
@@ -49,7 +78,7 @@ def entry_facts_md(answer: Answer) -> str:
     table = "\n".join(f"| {k} | {str(v).replace('|', '/')} |" for k, v in rows)
     refs = [r for r in data.get("references") or [] if isinstance(r, str)]
     ref_md = ("\n\n**References:** " + ", ".join(_link(r, r) for r in refs)) if refs else ""
-    return f"**Matched entry:** {answer.hits[0].chunk.title}\n\n| Field | Value |\n|---|---|\n{table}{ref_md}"
+    return f"**Matched entry [{n}]:** {hit.chunk.title}\n\n| Field | Value |\n|---|---|\n{table}{ref_md}"
 
 
 def message_text(content: object) -> str:

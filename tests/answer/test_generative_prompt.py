@@ -2,6 +2,7 @@
 
 from assistant.answer.extractive import compose
 from assistant.answer.generative import SYSTEM_PROMPT, HideReasoning, build_prompt, finish, pick_sources
+from assistant.answer.render import plain_text
 from assistant.models import Chunk, Hit, Turn
 from assistant.retrieval.query import analyze
 
@@ -99,8 +100,8 @@ def test_finish_keeps_only_cited_sources_and_lists_them():
     answer = finish(prompt, raw, query, hits, fallback)
     assert answer.notice is None
     assert [(c.n, c.id) for c in answer.citations] == [(2, "c")]
-    assert "[5]" not in answer.text
-    assert answer.text.endswith("Sources:\n[2] Title c — corpus/entries/c.yaml")
+    assert "[5]" not in answer.body and "Sources" not in answer.body  # the faces render the sources
+    assert plain_text(answer).endswith("[2].\n\nSources:\n[2] Title c — corpus/entries/c.yaml")
 
 
 def test_finish_falls_back_with_a_notice_when_verification_fails_or_the_model_abstains():
@@ -109,9 +110,9 @@ def test_finish_falls_back_with_a_notice_when_verification_fails_or_the_model_ab
     fallback = compose(query, hits, 0.5)
     prompt = build_prompt(query, hits, 0.5)
     failed = finish(prompt, "PWNED", query, hits, fallback)
-    assert failed.text == fallback.text and "failed verification" in failed.notice
+    assert failed.body == fallback.body and "failed verification" in failed.notice
     abstained = finish(prompt, "NO_ANSWER", query, hits, fallback)
-    assert abstained.text == fallback.text and "no answer" in abstained.notice
+    assert abstained.body == fallback.body and "no answer" in abstained.notice
 
 
 def test_finish_reports_unverified_details_in_the_notice():
@@ -120,7 +121,7 @@ def test_finish_reports_unverified_details_in_the_notice():
     prompt = build_prompt(query, hits, 0.5)
     raw = "The AWQ matmul bypasses the batch-invariant override [1].\nStart with --enforce-eager --magic-fix [1]."
     answer = finish(prompt, raw, query, hits, compose(query, hits, 0.5))
-    assert "--magic-fix (unverified)" in answer.text
+    assert "--magic-fix (unverified)" in answer.body
     assert "--magic-fix" in answer.notice and "--enforce-eager" not in answer.notice
 
 

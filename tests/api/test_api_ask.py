@@ -34,6 +34,13 @@ def test_ask_answers_with_citations(client: httpx.Client) -> None:
     assert "VLLM_USE_DEEP_GEMM=0" in body["answer"]
 
 
+def test_a_chinese_answer_has_one_footer_in_chinese(client: httpx.Client) -> None:
+    body = client.post("/v1/ask", json={"question": "启动 FP8 模型报错 not home_path.empty()，怎么解决？"}).json()
+    assert body["language"] == "zh" and body["abstained"] is False
+    assert body["answer"].count("\n\n来源:\n[1] ") == 1 and "Sources:" not in body["answer"]
+    assert body["answer"].count(body["citations"][0]["source"]) == 1
+
+
 def test_ask_matches_cli_json(client: httpx.Client, faces_index: Path) -> None:
     """The API returns the same object as `python -m assistant ask --json`."""
     cli = subprocess.run(

@@ -47,7 +47,7 @@ def test_ingest_and_answer_through_a_chroma_server(chroma_url, tmp_path, embedde
     assert report is not None and report.added == 5
     answer = a.ask("RuntimeError: not home_path.empty()")
     assert answer.citations[0].id == "deepgemm-fp8-home-path-empty"
-    assert "VLLM_USE_DEEP_GEMM=0" in answer.text
+    assert "VLLM_USE_DEEP_GEMM=0" in answer.body
     assert not (tmp_path / "chroma").exists()  # nothing went to the embedded store
 
     # A second client (another API worker) sees the same index and re-ingest writes nothing.

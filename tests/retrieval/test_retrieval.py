@@ -10,16 +10,16 @@ def test_deepgemm_error_line_gets_the_fix_cited(corpus_assistant):
     answer = corpus_assistant.ask("RuntimeError: not home_path.empty()")
     assert not answer.abstained
     assert answer.hits[0].chunk.id == "deepgemm-fp8-home-path-empty"
-    assert "VLLM_USE_DEEP_GEMM=0" in answer.text
+    assert "VLLM_USE_DEEP_GEMM=0" in answer.body
     assert answer.citations[0].id == "deepgemm-fp8-home-path-empty"
-    assert "[1]" in answer.text and answer.citations[0].source == "corpus/entries/deepgemm-fp8-home-path-empty.yaml"
+    assert "[1]" in answer.body and answer.citations[0].source == "corpus/entries/deepgemm-fp8-home-path-empty.yaml"
 
 
 def test_chinese_question_is_answered_in_chinese(corpus_assistant):
     answer = corpus_assistant.ask("启动 FP8 模型时报错 RuntimeError: not home_path.empty()，怎么解决？")
     assert answer.language == "zh"
     assert answer.hits[0].chunk.id == "deepgemm-fp8-home-path-empty"
-    assert "解决方法" in answer.text and "VLLM_USE_DEEP_GEMM=0" in answer.text
+    assert "解决方法" in answer.body and "VLLM_USE_DEEP_GEMM=0" in answer.body
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,7 @@ def test_off_topic_questions_abstain_with_a_next_step(corpus_assistant, question
     answer = corpus_assistant.ask(question)
     assert answer.abstained
     assert answer.citations == ()
-    assert "vllm collect-env" in answer.text
+    assert "vllm collect-env" in answer.body
 
 
 def test_graph_replay_error_is_answered_from_the_troubleshooting_docs(docs_assistant):
@@ -45,7 +45,7 @@ RuntimeError: CUDA error: an illegal instruction was encountered"""
     answer = docs_assistant.ask("vLLM crashes with an error near self.graph.replay():\n" + report)
     assert not answer.abstained
     assert answer.citations[0].source == "docs/usage/troubleshooting.md#error-near-selfgraphreplay"
-    assert "--enforce-eager" in answer.text
+    assert "--enforce-eager" in answer.body
 
 
 def test_english_question_finds_a_chinese_only_page(tmp_path, embedder):
@@ -68,7 +68,7 @@ def test_follow_up_uses_the_conversation(corpus_assistant):
     history = [Turn("user", "RuntimeError: not home_path.empty() on my RTX 5090"), Turn("assistant", "...")]
     answer = corpus_assistant.ask("is there another way than disabling it?", history=history)
     assert answer.hits[0].chunk.id == "deepgemm-fp8-home-path-empty"
-    assert "CUDA" in answer.text
+    assert "CUDA" in answer.body
 
 
 def test_bad_questions_are_input_errors(corpus_assistant):

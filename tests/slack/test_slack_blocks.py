@@ -23,9 +23,9 @@ def test_sections_fit_slack_limits() -> None:
     assert "".join(parts).replace("\n", "") == text.replace("\n", "")
 
 
-def test_blocks_drop_the_footer_and_link_url_sources() -> None:
+def test_blocks_show_the_body_and_link_url_sources() -> None:
     answer = Answer(
-        text="**Fix** [1]\n\nSources:\n[1] Doc — https://docs.vllm.ai/a",
+        body="**Fix** [1]",
         abstained=False,
         language="en",
         citations=(Citation(1, "d1", "Doc", "https://docs.vllm.ai/a"),),
@@ -35,6 +35,19 @@ def test_blocks_drop_the_footer_and_link_url_sources() -> None:
     assert blocks[0]["text"]["text"] == "*Fix* [1]"
     assert blocks[1]["elements"][0]["text"] == "*Sources*\n[1] <https://docs.vllm.ai/a|Doc>"
     assert [e["value"] for e in blocks[-1]["elements"]] == ["42", "42"]
+
+
+def test_a_chinese_answer_lists_its_sources_once_under_a_chinese_label() -> None:
+    answer = Answer(
+        body="**解决方法：** 设置 `VLLM_USE_DEEP_GEMM=0` [1]",
+        abstained=False,
+        language="zh",
+        citations=(Citation(1, "e1", "DeepGEMM 崩溃", "corpus/entries/e1.yaml"),),
+        hits=(),
+    )
+    blocks = answer_blocks(answer, 7)
+    assert blocks[0]["text"]["text"] == "*解决方法：* 设置 `VLLM_USE_DEEP_GEMM=0` [1]"
+    assert blocks[1]["elements"][0]["text"] == "*来源*\n[1] DeepGEMM 崩溃 (`corpus/entries/e1.yaml`)"
 
 
 @pytest.mark.parametrize(

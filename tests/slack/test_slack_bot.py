@@ -105,6 +105,17 @@ def test_direct_message_is_answered(bot, fake) -> None:
     assert post["channel"] == "D1" and post["thread_ts"] == "400.1" and ENTRY_TITLE in _text_of(post)
 
 
+def test_a_chinese_answer_shows_its_sources_once(bot, fake) -> None:
+    event(bot[0], mention("启动 FP8 模型报错 not home_path.empty()，怎么解决？", "420.1"))
+    [post] = fake.wait_posts(1)
+    blocks = json.dumps(post["blocks"], ensure_ascii=False)
+    assert "解决方法" in blocks and "VLLM_USE_DEEP_GEMM=0" in blocks  # answered, in Chinese
+    assert blocks.count("corpus/entries/deepgemm-fp8-home-path-empty.yaml") == 1
+    assert blocks.count("来源") == 1 and "Sources" not in blocks
+    context = [b for b in post["blocks"] if b["type"] == "context"]
+    assert context[0]["elements"][0]["text"].startswith("*来源*\n[1] ")
+
+
 def test_unknown_problem_gets_i_dont_know(bot, fake) -> None:
     event(bot[0], mention("How long should I proof sourdough bread?", "450.1"))
     [post] = fake.wait_posts(1)

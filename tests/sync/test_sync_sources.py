@@ -56,15 +56,15 @@ def test_a_question_with_the_issues_error_is_answered_with_its_resolution(synced
     assert not answer.abstained
     sources = [c.source for c in answer.citations]
     assert f"{ISSUE}/2" in sources and f"{ISSUE}/2#issuecomment-1002" in sources
-    assert "--fixture-preempt recompute" in answer.text
-    assert "https://github.com/example-org/example-llm/pull/2050" in answer.text
+    assert "--fixture-preempt recompute" in answer.body
+    assert "https://github.com/example-org/example-llm/pull/2050" in answer.body
 
 
 def test_an_open_issue_is_cited_as_a_known_open_issue(synced, embedder):
     _fake, settings, _sources, _report = synced
     answer = Assistant(settings, embedder=embedder).ask("WARNING scheduler: queue stalled for 30s with 8 streams")
     assert answer.citations[0].source == f"{ISSUE}/5"
-    assert "Known open issue" in answer.text and "no resolution recorded yet" in answer.text
+    assert "Known open issue" in answer.body and "no resolution recorded yet" in answer.body
 
 
 def test_a_second_sync_with_nothing_changed_makes_only_conditional_requests_and_writes_nothing(synced, embedder):

@@ -1,7 +1,9 @@
 """OpenAI-compatible chat completions (plain and SSE streaming) and `/v1/models`.
 
 The last user message is the question; earlier user/assistant messages are the conversation used for
-follow-ups. Citations are in the text ([n] and the Sources footer) and in an extra `citations` field.
+follow-ups. Citations are in the text ([n] and the sources footer this route renders, as `ask` prints
+it) and in an extra `citations` field. When streaming, the body arrives as deltas and the footer as the
+last content delta.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from assistant.answer.render import answer_json, plain_text, sources_footer
 from assistant.api.errors import ApiError
 from assistant.api.public import public_text
 from assistant.api.schemas import ERROR_RESPONSES, MODEL_ID, ChatCompletion, ChatMessage, ChatRequest, ModelList
@@ -39,7 +42,7 @@ def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
 
 
 def _extras(answer: Answer) -> dict:
-    data = answer.to_dict()
+    data = answer_json(answer)
     extras = {"citations": data["citations"], "abstained": answer.abstained, "language": answer.language}
     if answer.notice:
         extras["notice"] = answer.notice
@@ -79,6 +82,7 @@ def chat_completions(body: ChatRequest, request: Request):
     cid, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
     if not body.stream:
         answer = tracked.ask("chat", question, history, body.k).answer
+        content = plain_text(answer)
         return JSONResponse(
             {
                 "id": cid,
@@ -86,9 +90,9 @@ def chat_completions(body: ChatRequest, request: Request):
                 "created": created,
                 "model": model,
                 "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": answer.text}, "finish_reason": "stop"}
+                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
                 ],
-                "usage": _usage(question, answer.text),
+                "usage": _usage(question, content),
                 **_extras(answer),
             }
         )
@@ -121,9 +125,14 @@ def _sse(
     try:
         for item in _chain(first, rest):
             if isinstance(item, Asked):
-                extras = _extras(item.answer)
-                if item.answer.text != streamed:  # the verified answer replaced what was streamed
-                    extras["final_content"] = item.answer.text
+                answer = item.answer
+                extras = _extras(answer)
+                if answer.body == streamed:  # the sources footer follows the streamed body
+                    footer = sources_footer(answer.citations, answer.language)
+                    if footer:
+                        yield _chunk(cid, created, model, {"content": "\n\n" + footer})
+                else:  # the verified answer replaced what was streamed
+                    extras["final_content"] = plain_text(answer)
                 yield _chunk(cid, created, model, {}, "stop", **extras)
             elif item:
                 streamed += item
