@@ -135,3 +135,17 @@ def test_wordless_questions_are_a_one_line_usage_error(built_index):
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in proc.stderr
         assert lines[0].startswith("error: the question") and "paste the error message" in lines[0]
+
+
+def test_ingest_keeps_every_repeated_section_of_a_docs_folder(tmp_path):
+    """Nine "Extra parameters" sections on one page: each is indexed under the anchor the docs render."""
+    from assistant.index.store import ChromaStore
+    from assistant.settings import Settings
+    from tests.conftest import VLLM_DOCS
+
+    proc = run("ingest", str(VLLM_DOCS / "docs" / "serving"), index_dir=tmp_path)  # 3 pages: a quick ingest
+    assert proc.returncode == 0, proc.stderr
+    ids = set(ChromaStore(Settings(index_dir=tmp_path)).hashes())
+    base = "openai_compatible_server.md#extra-parameters"
+    assert {base, *(f"{base}_{n}" for n in range(1, 9))} <= ids
+    assert f"{base}_9" not in ids

@@ -110,4 +110,11 @@ def entry_chunk(entry: Entry, source: str, origin: Path) -> Chunk:
 
 
 def load_entry_file(text: str, path: Path, source: str) -> list[Chunk]:
-    return [entry_chunk(parse_entry(text, str(path)), source, path)]
+    entry = parse_entry(text, str(path))
+    if entry.id != path.stem:  # a copied file that kept its id would silently replace the original
+        raise LoadError(
+            str(path),
+            f"the entry's id '{entry.id}' differs from its file name: name the file {entry.id}{path.suffix} "
+            f"or set id: {path.stem}",
+        )
+    return [entry_chunk(entry, source, path)]

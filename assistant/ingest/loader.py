@@ -37,6 +37,11 @@ def load_file(path: Path, root: Path) -> list[Chunk]:
         )
     if not chunks:
         raise LoadError(str(path), "no content found")
+    seen: dict[str, Chunk] = {}
+    for chunk in chunks:
+        if chunk.id in seen:  # one would silently replace the other in the index
+            raise LoadError(str(path), f"'{seen[chunk.id].title}' and '{chunk.title}' both have the id '{chunk.id}'")
+        seen[chunk.id] = chunk
     return chunks
 
 

@@ -1,7 +1,10 @@
 """Markdown documentation split by headings: one chunk per section (long ones in parts), code blocks whole.
 
-Each chunk records its heading path and cites `<file>#<anchor>`, the anchor being the heading's
-explicit `{#id}` or python-markdown's slug of its text, as the rendered docs link to it.
+Each chunk records its heading path and cites `<file>#<anchor>` as the rendered docs (MkDocs, i.e.
+python-markdown's toc extension) link to it: the heading's explicit `{#id}`, else the slug of its text
+made unique on the page the way the renderer does it (a repeated "Extra parameters" becomes
+`extra-parameters_1`, `extra-parameters_2`, ...), so no section is lost under another's id. The ids the
+page sets itself (`{#id}`, `[](){ #id }` anchors) are taken first, as in the renderer.
 """
 
 from __future__ import annotations
@@ -11,12 +14,14 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assistant.errors import LoadError
 from assistant.models import Chunk
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 _EXPLICIT_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")
-_MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#[\w-]+\s*\}\s*$")
+_MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#([\w-]+)\s*\}\s*$")
+_IDCOUNT = re.compile(r"^(.*)_([0-9]+)$")
 _ADMONITION_MARKER = re.compile(r"^\s*(?:\?\?\?\+?|!!!)\s+[\w-]+\s*$")  # mkdocs "??? code": chrome, not text
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
 _MAX_CHARS = 1500
@@ -31,11 +36,21 @@ def slugify(heading: str) -> str:
     return re.sub(r"[-\s]+", "-", text)
 
 
+def unique_id(slug: str, used: set[str]) -> str:
+    """`slug`, or the next free `slug_1`, `slug_2`, ... (python-markdown toc's `unique()`); marks it used."""
+    while slug in used or not slug:
+        m = _IDCOUNT.match(slug)
+        slug = f"{m.group(1)}_{int(m.group(2)) + 1}" if m else f"{slug}_1"
+    used.add(slug)
+    return slug
+
+
 @dataclass
 class Section:
     path: list[str]  # heading texts from the page title down
     anchor: str
     blocks: list[str] = field(default_factory=list)  # paragraphs and whole code blocks
+    line: int = 1  # where the section's heading is (1-based), for messages
 
 
 def _blocks(lines: list[str]) -> list[str]:
@@ -97,42 +112,73 @@ def _split_table(block: str, limit: int = _TABLE_ROWS_CHARS) -> list[str]:
 
 def split_sections(text: str, fallback_title: str) -> list[Section]:
     lines = text.split("\n")
+    offset = 0
     if lines and lines[0].strip() == "---":  # front matter; its title names a page that has no H1
         for i in range(1, len(lines)):
             title = re.match(r"^title:\s*['\"]?(.+?)['\"]?\s*$", lines[i])
             if title:
                 fallback_title = title.group(1)
             if lines[i].strip() == "---":
-                lines = lines[i + 1 :]
+                lines, offset = lines[i + 1 :], i + 1
                 break
+    headings, anchors = _scan(lines)
+    # Ids the page sets itself are taken before any slug is made unique, as the renderer does.
+    used = {explicit for _i, _h, explicit, _b in headings if explicit} | anchors
     sections: list[Section] = []
     stack: list[tuple[int, str]] = []
     body: list[str] = []
     current = Section(path=[fallback_title], anchor="")
-    fence: str | None = None
+    heading_at = {i: (h, explicit, before) for i, h, explicit, before in headings}
 
     def close() -> None:
         current.blocks = _blocks(body)
         if current.blocks:
             sections.append(current)
 
-    for line in lines:
-        m = _FENCE.match(line)
-        if m:
-            fence = None if fence else m.group(2)[0]
-        h = _HEADING.match(line) if fence is None and not m else None
-        if not h:
+    for i, line in enumerate(lines):
+        if i not in heading_at:
             body.append(line)
             continue
         close()
         body = []
-        level, raw = len(h.group(1)), h.group(2)
-        explicit = _EXPLICIT_ID.search(raw)
-        title = _EXPLICIT_ID.sub("", raw).strip()
+        h, explicit, before = heading_at[i]
+        level, title = len(h.group(1)), _EXPLICIT_ID.sub("", h.group(2)).strip()
+        slug = slugify(title)
+        heading_id = explicit or unique_id(slug, used)
+        # `[](){ #chat-api }` above `## Chat API` takes the slug (the heading renders as chat-api_1): the
+        # section is cited by that anchor, which is the same place.
+        anchor = before if not explicit and before == slug else heading_id
         stack = [(lv, t) for lv, t in stack if lv < level] + [(level, title)]
-        current = Section(path=[t for _, t in stack], anchor=explicit.group(1) if explicit else slugify(title))
+        current = Section(path=[t for _, t in stack], anchor=anchor, line=offset + i + 1)
     close()
     return sections
+
+
+def _scan(lines: list[str]) -> tuple[list[tuple[int, re.Match, str, str]], set[str]]:
+    """Outside code: each heading as (index, match, explicit `{#id}`, the `[](){ #id }` anchor right above it),
+    and every `[](){ #id }` anchor id (ids on the page that a heading's slug must not take)."""
+    headings, anchors = [], set()
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = _FENCE.match(line)
+        if m:
+            fence = None if fence else m.group(2)[0]
+            continue
+        if fence is not None:
+            continue
+        anchor = _MKDOCS_ANCHOR.match(line)
+        if anchor:
+            anchors.add(anchor.group(1))
+        h = _HEADING.match(line)
+        if not h:
+            continue
+        explicit = _EXPLICIT_ID.search(h.group(2))
+        j = i - 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
+        before = _MKDOCS_ANCHOR.match(lines[j]) if j >= 0 else None
+        headings.append((i, h, explicit.group(1) if explicit else "", before.group(1) if before else ""))
+    return headings, anchors
 
 
 def _parts(blocks: list[str]) -> list[list[str]]:
@@ -154,8 +200,17 @@ def _plain(markdown: str) -> str:
 
 def load_markdown(text: str, path: Path, source: str) -> list[Chunk]:
     chunks: list[Chunk] = []
+    seen: dict[str, Section] = {}
     for section in split_sections(text, fallback_title=path.stem):
         cite = f"{source}#{section.anchor}" if section.anchor else source
+        if cite in seen:  # the page itself gives two sections one id ({#id} or [](){ #id } used twice)
+            first = seen[cite]
+            raise LoadError(
+                str(path),
+                f"two sections have the anchor '#{section.anchor}': '{first.path[-1]}' (line {first.line}) and "
+                f"'{section.path[-1]}' (line {section.line}); give one of them another id",
+            )
+        seen[cite] = section
         title = " › ".join(section.path)
         parts = _parts(section.blocks)
         for i, blocks in enumerate(parts):

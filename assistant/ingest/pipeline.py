@@ -2,6 +2,10 @@
 
 Ingesting a folder mirrors it: chunks whose file (or section) disappeared from it are removed, except
 those of files that failed to load this time (a broken edit never deletes what was indexed).
+
+Nothing is overwritten by accident: a file whose chunk id is already taken, in this run by a file
+loaded before it or in the index by another file that still exists, is skipped with a message naming
+both places, and the first keeps its chunks.
 """
 
 from __future__ import annotations
@@ -40,6 +44,26 @@ class IngestReport:
         )
 
 
+def _where(chunk: Chunk) -> str:
+    return f"'{chunk.title}'" if chunk.kind != "entry" else "the entry"
+
+
+def duplicate_reason(new: Chunk, first: Chunk) -> str:
+    """Why a file is skipped: one of its chunks has the id of a chunk another file gave first."""
+    return (
+        f"{_where(new)} has the id '{new.id}', already given by {first.origin} ({_where(first)}); "
+        "nothing from this file was indexed and the first is kept"
+    )
+
+
+def _owned_elsewhere(chunk: Chunk, stored: dict[str, tuple[str, str]], loaded: dict[str, list[Chunk]]) -> bool:
+    """The index holds this id from another file that still exists and is not part of this run."""
+    if chunk.id not in stored:
+        return False
+    origin = stored[chunk.id][1]
+    return bool(origin) and origin != chunk.origin and origin not in loaded and Path(origin).exists()
+
+
 def _under(origin: str, root: Path) -> bool:
     return origin == str(root) or origin.startswith(str(root).rstrip("/") + "/")
 
@@ -59,21 +83,45 @@ def ingest(
 
     chunks: dict[str, Chunk] = {}
     failed: set[str] = set()
+
+    def skip(err: LoadError) -> None:
+        report.skipped.append(err)
+        failed.add(err.path)
+        progress(f"skipped {err.path}: {err.reason}")
+
+    loaded_files: dict[str, list[Chunk]] = {}
     for root in roots:
         for path in discover(root):
+            if str(path) in loaded_files:  # given twice (a folder and a file in it)
+                continue
             try:
                 loaded = load_file(path, root)
+                taken = next((c for c in loaded if c.id in chunks), None)
+                if taken is not None:
+                    raise LoadError(str(path), duplicate_reason(taken, chunks[taken.id]))
             except LoadError as err:
-                report.skipped.append(err)
-                failed.add(str(path))
-                progress(f"skipped {err.path}: {err.reason}")
+                skip(err)
                 continue
-            report.files += 1
-            for chunk in loaded:
-                chunks[chunk.id] = chunk
-    report.chunks = len(chunks)
+            loaded_files[str(path)] = loaded
+            chunks.update((c.id, c) for c in loaded)
 
     stored = store.hashes()
+    for origin, loaded in list(loaded_files.items()):
+        clash = next((c for c in loaded if _owned_elsewhere(c, stored, loaded_files)), None)
+        if clash is not None:
+            other = stored[clash.id][1]
+            skip(
+                LoadError(
+                    origin,
+                    f"{_where(clash)} has the id '{clash.id}' of a chunk indexed from {other}, "
+                    "which still exists; nothing from this file was indexed",
+                )
+            )
+            del loaded_files[origin]
+            for c in loaded:
+                del chunks[c.id]
+    report.files = len(loaded_files)
+    report.chunks = len(chunks)
     todo = [c for c in chunks.values() if stored.get(c.id, ("", ""))[0] != c.content_hash]
     report.updated = sum(1 for c in todo if c.id in stored)
     report.added = len(todo) - report.updated

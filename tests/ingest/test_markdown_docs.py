@@ -1,3 +1,6 @@
+import pytest
+
+from assistant.errors import LoadError
 from assistant.ingest.loader import load_file
 from assistant.ingest.markdown_docs import load_markdown, slugify, split_sections
 from tests.conftest import VLLM_DOCS
@@ -54,3 +57,38 @@ def test_long_tables_become_row_groups_under_their_header(tmp_path):
     for c in chunks:
         assert c.data["body"].startswith("| Variable | Default | Description |")
     assert sum(c.data["body"].count("`VAR_") for c in chunks) == 40
+
+
+def test_repeated_headings_get_the_renderers_suffixes():
+    # python-markdown toc's unique(): foo, foo_1, foo_2; ids the page sets itself are taken first.
+    text = (
+        "# Page\n\n## Extra parameters\n\na\n\n## Other\n\n### Extra Parameters\n\nb\n\n#### Extra parameters\n\nc\n\n"
+        "[](){ #chat-api }\n\n## Chat API\n\nd\n\n## Setup {#setup_1}\n\ne\n\n## Setup\n\nf\n\n## Setup\n\ng\n"
+    )
+    anchors = [s.anchor for s in split_sections(text, "page")]
+    assert anchors == [
+        "extra-parameters",
+        "extra-parameters_1",
+        "extra-parameters_2",
+        "chat-api",  # the heading renders as chat-api_1; the anchor above it is the same place
+        "setup_1",
+        "setup",
+        "setup_2",  # setup_1 is the explicit id of the section above
+    ]
+
+
+def test_all_extra_parameters_sections_of_the_openai_server_page_are_kept():
+    page = VLLM_DOCS / "docs" / "serving" / "openai_compatible_server.md"
+    chunks = load_file(page, VLLM_DOCS)
+    ids = [c.id for c in chunks]
+    assert len(ids) == len(set(ids))
+    extra = [c.source for c in chunks if c.data["heading_path"][-1].lower() == "extra parameters"]
+    base = "docs/serving/openai_compatible_server.md#extra-parameters"
+    assert extra == [base] + [f"{base}_{n}" for n in range(1, 9)]
+
+
+def test_a_page_giving_two_sections_one_id_is_a_load_error_naming_both(tmp_path):
+    text = "# Page\n\n## First {#same}\n\na\n\n## Second {#same}\n\nb\n"
+    with pytest.raises(LoadError) as err:
+        load_markdown(text, tmp_path / "p.md", "p.md")
+    assert "'First' (line 3)" in err.value.reason and "'Second' (line 7)" in err.value.reason

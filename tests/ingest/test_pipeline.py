@@ -84,3 +84,47 @@ def test_missing_path_is_a_clear_error(workspace):
     _, a = workspace
     with pytest.raises(AssistantError, match="no such file or folder"):
         a.ingest([workspace[0] / "nope"])
+
+
+def _fixed_in(a: Assistant, entry_id: str) -> str:
+    [chunk] = [c for c in a.store.iter_chunks() if c.id == entry_id]
+    return chunk.data["fixed_in"]
+
+
+def test_a_copied_entry_is_reported_and_the_original_stays(workspace):
+    src, a = workspace
+    a.ingest([src])
+    original = src / "entries" / "deepgemm-fp8-home-path-empty.yaml"
+    before = _fixed_in(a, "deepgemm-fp8-home-path-empty")
+    text = original.read_text(encoding="utf-8").replace("unknown (not stated in the source)", "v9.9.9")
+    (src / "entries" / "deepgemm-copy.yaml").write_text(text, encoding="utf-8")  # kept the id
+    (src / "more").mkdir()
+    (src / "more" / original.name).write_text(text, encoding="utf-8")  # same name, another folder
+    report = a.ingest([src])
+    reasons = {e.path: e.reason for e in report.skipped}
+    copy = reasons[str(src / "entries" / "deepgemm-copy.yaml")]
+    assert "id 'deepgemm-fp8-home-path-empty' differs from its file name" in copy
+    other = reasons[str(src / "more" / original.name)]
+    assert str(original) in other and "'deepgemm-fp8-home-path-empty'" in other  # names both places
+    assert (report.added, report.updated, report.removed) == (0, 0, 0)
+    assert _fixed_in(a, "deepgemm-fp8-home-path-empty") == before != "v9.9.9"
+
+
+def test_an_id_indexed_from_another_existing_file_is_not_replaced(workspace, tmp_path):
+    src, a = workspace
+    a.ingest([src])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    original = src / "entries" / "deepgemm-fp8-home-path-empty.yaml"
+    text = original.read_text(encoding="utf-8").replace("unknown (not stated in the source)", "v9.9.9")
+    (elsewhere / original.name).write_text(text, encoding="utf-8")
+    report = a.ingest([elsewhere])  # another run, another folder, the same id
+    [err] = report.skipped
+    assert str(original) in err.reason and not report.wrote
+    assert _fixed_in(a, "deepgemm-fp8-home-path-empty") != "v9.9.9"
+
+
+def test_the_vllm_docs_index_holds_all_nine_extra_parameters_sections(docs_assistant):
+    ids = set(docs_assistant.store.hashes())
+    base = "docs/serving/openai_compatible_server.md#extra-parameters"
+    assert {base, *(f"{base}_{n}" for n in range(1, 9))} <= ids
