@@ -55,7 +55,7 @@ def _extra_commands():
     """Subcommands living beside their subsystem (eval, feedback), imported only when present."""
     import importlib
 
-    for module in ("assistant.eval_cli", "assistant.feedback_cli", "assistant.sync_cli"):
+    for module in ("assistant.eval_cli", "assistant.feedback_cli", "assistant.sync_cli", "assistant.settings_cli"):
         try:
             yield importlib.import_module(module).register
         except ModuleNotFoundError as exc:
