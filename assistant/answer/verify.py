@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from assistant.text.vocab import CJK_CHARS, ENV_NAME, ENV_VALUE, FLAG, UNGROUNDED_WORDS, VERSION, WORD_START
+
 TermKind = Literal["flag", "env", "version", "pr", "url", "code"]
 
 UNVERIFIED = "(unverified)"
@@ -33,10 +35,11 @@ _ADJACENT = re.compile(r"(?<![\w\])])\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\][ \t]*\[(?=
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+[^\s<>()\[\]`'\".,;:!?]")
-_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
-_ENV = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]*[^\s`'\",;)\].])?")
-_ENV_AS_EVAL = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]+)?")  # may end in "."
-_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+|\.dev\d+)?(?![\w.]*\w)")
+_FLAG = re.compile(f"{WORD_START}{FLAG}")
+# In prose `X=1.` ends a sentence: the value stops before a final dot.
+_ENV = re.compile(f"{WORD_START}{ENV_NAME}(?:=[^\\s`'\",;)\\]]*[^\\s`'\",;)\\].])?")
+_ENV_AS_EVAL = re.compile(f"{WORD_START}{ENV_NAME}(?:{ENV_VALUE})?")  # may end in "."
+_VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w.]*\w)")
 _PR = re.compile(r"(?:\b(?:PR|pr|pull request|issue)\s*#?\s*|(?<![\w&])#|/pull/|/issues/)(\d{3,6})\b")
 _SOURCES_HEADING = re.compile(
     r"^\s*[#*_]*\s*(sources|references|citations|来源|参考)\s*[:：]?\s*[*_]*\s*$", re.IGNORECASE | re.MULTILINE
@@ -45,77 +48,7 @@ _SOURCES_HEADING = re.compile(
 _PROMPT_ECHO = re.compile(r"</?\s*(?:source|user_message|conversation)\b|\bCite the sources as\b", re.IGNORECASE)
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 _WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
-
-# Generic words that say nothing about whether a sentence is grounded.
-_STOP = frozenset(
-    [
-        "this",
-        "that",
-        "with",
-        "from",
-        "have",
-        "your",
-        "will",
-        "when",
-        "then",
-        "than",
-        "they",
-        "them",
-        "there",
-        "their",
-        "these",
-        "those",
-        "what",
-        "which",
-        "also",
-        "into",
-        "only",
-        "should",
-        "could",
-        "would",
-        "about",
-        "because",
-        "before",
-        "after",
-        "does",
-        "more",
-        "most",
-        "other",
-        "some",
-        "such",
-        "make",
-        "sure",
-        "each",
-        "using",
-        "used",
-        "uses",
-        "just",
-        "like",
-        "need",
-        "needs",
-        "here",
-        "very",
-        "been",
-        "being",
-        "were",
-        "while",
-        "where",
-        "however",
-        "answer",
-        "source",
-        "sources",
-        "problem",
-        "issue",
-        "error",
-        "question",
-        "please",
-        "following",
-        "based",
-        "check",
-    ]
-)
-
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]{{2,}}")
 
 @dataclass(frozen=True)
 class Term:
@@ -220,7 +153,7 @@ def _grounding(text: str, evidence: str) -> float:
 
     def words(t: str) -> list[str]:
         t = t.lower()
-        out = [w for w in _WORD.findall(t) if w not in _STOP]
+        out = [w for w in _WORD.findall(t) if w not in UNGROUNDED_WORDS]
         for run in _CJK_RUN.findall(t):
             out += [run[i : i + 2] for i in range(len(run) - 1)]
         return out

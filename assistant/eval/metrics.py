@@ -90,6 +90,9 @@ def key_fact_recall(text: str, abstained: bool, patterns: Sequence[str]) -> floa
 
 
 # What a claim must share with the source it cites: the specific, checkable tokens of the claim.
+# These patterns copy the domain vocabulary of `assistant/text/vocab.py` ON PURPOSE: the grader must not share
+# the graded code (the retriever and the LLM answer verifier use vocab.py), or a mistake there would grade itself
+# as right. Change them here only to grade differently, never to follow a change in vocab.py.
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _ENV_VAR = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]+)?")
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")

@@ -7,6 +7,12 @@ General LLM-serving vocabulary only, never wording taken from a particular quest
 
 from __future__ import annotations
 
+import re
+
+from assistant.text.vocab import CJK_CHARS, CJK_PUNCT
+
+_CJK_TEXT = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]+")
+
 GLOSSARY: dict[str, str] = {
     # failures
     "崩溃": "crash", "挂掉": "crash", "挂了": "crash", "宕机": "crash dead", "报错": "error", "错误": "error",
@@ -64,7 +70,5 @@ def translate_terms(text: str) -> list[str]:
 
 def english_view(text: str) -> str:
     """What an English-only embedding model can use of a Chinese text: its Latin parts and term renderings."""
-    import re
-
-    latin = " ".join(re.sub(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+", " ", text).split())
+    latin = " ".join(_CJK_TEXT.sub(" ", text).split())
     return " ".join([latin, *translate_terms(text)]).strip()

@@ -1,10 +1,7 @@
 """Language of a text: Chinese when it holds Chinese characters, else English."""
 
-import re
-
 from assistant.models import Lang
-
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+from assistant.text.vocab import CJK as _CJK
 
 
 def cjk_count(text: str) -> int:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import re
 
 from assistant.models import Signals
+from assistant.text.vocab import ENV_NAME, ENV_VALUE, FLAG, VERSION, WORD_START
 
 _EXC = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt|Exit))\b")
 _MSG = re.compile(
     r"((?:[A-Za-z_][\w.]*(?:Error|Exception))\s*:\s*\S.{0,200}|CUDA error:\s*\S.{0,160}|(?:AssertionError|assert)\b.{0,160})"
 )
-_ENV = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(=[^\s'\"`,;)\]]+)?")
-_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
-_VERSION = re.compile(r"(?<![\w.])(v?\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+|\.dev\d+|\+\w+)?)(?![\w.]*\.py)\b")
+_ENV = re.compile(f"{WORD_START}({ENV_NAME})({ENV_VALUE})?")
+_FLAG = re.compile(f"{WORD_START}({FLAG})")
+# a version, with a local part (`+cu121`), not a file name (`1.2.py`)
+_VERSION = re.compile(rf"(?<![\w.])({VERSION}(?:\+\w+)?)(?![\w.]*\.py)\b")
 _GPU = re.compile(
     r"\b(sm_?\d{2,3}[a-z]?|RTX\s?(?:PRO\s?)?\d{4}(?:\s?Ti)?|A100|A10G?|A30|A40|A6000|H100|H200|H20|H800|A800|"
     r"B200|B300|GB200|GB300|L4|L40S?|T4|V100|MI\d{3}X?|Blackwell|Hopper|Ampere|Ada Lovelace|Volta|Turing)\b",

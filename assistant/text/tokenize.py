@@ -9,24 +9,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from assistant.text.vocab import CJK_RUN as _CJK_RUN
+from assistant.text.vocab import STOPWORDS_EN as _EN_STOP
+from assistant.text.vocab import STOPWORDS_ZH as _ZH_STOP
+
 # An identifier-like run: letters, digits and the joiners that hold flags, env vars, paths and calls together.
 _IDENT = re.compile(r"-{0,2}[A-Za-z0-9_][A-Za-z0-9_.\-/=:]*(?:\(\))?")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _PARTS = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*")
 _JOINERS = set("_.-/=:()")
-
-_EN_STOP = frozenset(
-    """a an and are as at be but by can do does for from had has have how i if in into is it its me my no not
-    of on or so such that the their then there these this to was we what when where which while who why will
-    with you your am been being did doing get got just any all also our out up very after before again
-    """.split()
-)
-_ZH_STOP = frozenset(
-    "的 了 是 在 和 与 及 或 我 你 他 她 它 我们 你们 这 那 这个 那个 就 都 也 还 把 被 对 于 吗 呢 吧 啊 呀 么 "
-    "什么 怎么 怎么办 如何 为什么 一个 有 没有 会 能 可以 请问 一下 时 时候 上 中 下 后 之后 然后 但是 但 而 如果 "
-    "， 。 ？ ！ 、 ： ； （ ） “ ” ‘ ’ 《 》".split()
-)
-
 
 @lru_cache(maxsize=1)
 def _jieba():

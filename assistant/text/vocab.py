@@ -1,0 +1,53 @@
+"""The domain vocabulary in one place: what a flag, an env var, a version and Chinese text look like, and the
+words that carry no meaning.
+
+Query analysis (`assistant/text/*`, `assistant/retrieval/query.py`) and the LLM answer verifier
+(`assistant/answer/verify.py`) read the same patterns here, so the retriever and the verifier agree on
+what `--enforce-eager`, `VLLM_USE_DEEP_GEMM=0` or `0.11.1` is. The eval's grader
+(`assistant/eval/metrics.py`) keeps its own copy on purpose: a grader that shared the graded code would
+share its mistakes.
+
+The patterns are strings, so each user adds the boundaries and groups its job needs.
+"""
+
+from __future__ import annotations
+
+import re
+
+# `VLLM_USE_DEEP_GEMM`, `CUDA_HOME`: upper-case words joined by underscores (at least two words).
+ENV_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+# `=0`, `=/usr/local/cuda`: the value an env var is set to, up to a space, quote, bracket or separator.
+ENV_VALUE = r"=[^\s`'\",;)\]]+"
+# `--enforce-eager`, `--max_model_len` (vLLM's argument parser accepts underscores too).
+FLAG = r"--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
+# `0.11.1`, `v0.10.2rc1`, `2.13.0.post1`, `0.9.0.dev3`.
+VERSION = r"v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+|\.dev\d+)?"
+# Not preceded by a word character or a dash: the start of a flag or an env var, not the middle of a word.
+WORD_START = r"(?<![\w-])"
+
+# Chinese (CJK unified ideographs, extension A, compatibility ideographs).
+CJK_CHARS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# CJK punctuation and full-width forms: `，` `。` `（` `）`.
+CJK_PUNCT = r"\u3000-\u303f\uff00-\uffef"
+CJK = re.compile(f"[{CJK_CHARS}]")
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+
+# Words that say nothing about the problem: left out of the lexical channel and of evidence.
+STOPWORDS_EN = frozenset(
+    """a an and are as at be but by can do does for from had has have how i if in into is it its me my no not
+    of on or so such that the their then there these this to was we what when where which while who why will
+    with you your am been being did doing get got just any all also our out up very after before again
+    """.split()
+)
+STOPWORDS_ZH = frozenset(
+    "的 了 是 在 和 与 及 或 我 你 他 她 它 我们 你们 这 那 这个 那个 就 都 也 还 把 被 对 于 吗 呢 吧 啊 呀 么 "
+    "什么 怎么 怎么办 如何 为什么 一个 有 没有 会 能 可以 请问 一下 时 时候 上 中 下 后 之后 然后 但是 但 而 如果 "
+    "， 。 ？ ！ 、 ： ； （ ） “ ” ‘ ’ 《 》".split()
+)
+# Words any answer uses whether or not it is grounded: the verifier does not count them as shared with a source.
+UNGROUNDED_WORDS = STOPWORDS_EN | frozenset(
+    """should could would about because more most other some make sure each using used uses like need needs here
+    were they than only however answer source sources problem issue error question please following based
+    check them those
+    """.split()
+)
