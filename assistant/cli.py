@@ -43,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     p.add_argument("-k", "--top-k", type=int, dest="top_k", help="number of hits returned")
     p.add_argument("--backend", choices=["extractive", "openai"], help="answer backend (env ASSISTANT_ANSWER_BACKEND)")
+    p.add_argument(
+        "--vllm-version",
+        help="your vLLM version: code facts come from this release (default: what the paste states, else "
+        "ASSISTANT_VLLM_VERSION, else the newest indexed)",
+    )
     _common(p)
     p.set_defaults(func=cmd_ask)
 
@@ -55,7 +60,13 @@ def _extra_commands():
     """Subcommands living beside their subsystem (eval, feedback), imported only when present."""
     import importlib
 
-    for module in ("assistant.eval_cli", "assistant.feedback_cli", "assistant.sync_cli", "assistant.settings_cli"):
+    for module in (
+        "assistant.eval_cli",
+        "assistant.feedback_cli",
+        "assistant.sync_cli",
+        "assistant.settings_cli",
+        "assistant.release_cli",
+    ):
         try:
             yield importlib.import_module(module).register
         except ModuleNotFoundError as exc:
@@ -112,13 +123,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if report is not None:
             _stderr(f"index built: {report.summary()}")
     if args.batch is not None:
-        return _ask_batch(assistant, args.batch, args.json)
+        return _ask_batch(assistant, args.batch, args.json, args.vllm_version)
     text = sys.stdin.read() if args.text == "-" else args.text
-    _print_answer(assistant.ask(text), args.json)
+    _print_answer(assistant.ask(text, vllm_version=args.vllm_version), args.json)
     return EXIT_OK
 
 
-def _ask_batch(assistant, path: Path, as_json: bool) -> int:
+def _ask_batch(assistant, path: Path, as_json: bool, vllm_version: str | None = None) -> int:
     if not as_json:
         raise AssistantError("--batch writes JSON lines: add --json")
     try:
@@ -133,7 +144,8 @@ def _ask_batch(assistant, path: Path, as_json: bool) -> int:
             item = json.loads(line)
             if not isinstance(item, dict) or "query" not in item:
                 raise ValueError('each line must be an object with "id" and "query"')
-            _print_answer(assistant.ask(item["query"]), True, {"id": item.get("id", lineno)})
+            answer = assistant.ask(item["query"], vllm_version=vllm_version)
+            _print_answer(answer, True, {"id": item.get("id", lineno)})
         except (ValueError, AssistantError) as exc:
             status = EXIT_USAGE
             print(json.dumps({"id": lineno, "error": f"line {lineno}: {exc}"}, ensure_ascii=False), flush=True)

@@ -52,3 +52,7 @@ class IncompleteIndexError(IndexError_):
 
 class StoreError(AssistantError):
     """The feedback store cannot be written (read-only, full, locked); the answer is still served."""
+
+
+class ReleaseError(AssistantError):
+    """A vLLM release cannot be fetched or read (bad spec, download failed, not a vLLM wheel or tree)."""

@@ -18,6 +18,9 @@ from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
 from assistant.models import Answer, Hit, Query, Turn
+from assistant.release.knowledge import Findings, ReleaseKnowledge
+from assistant.release.models import SyncReport
+from assistant.release.store import ReleaseStore
 from assistant.retrieval.query import analyze, contextualize
 from assistant.retrieval.retriever import Retriever
 from assistant.settings import Settings
@@ -59,6 +62,11 @@ class Assistant:
     @cached_property
     def retriever(self) -> Retriever:
         return Retriever(self.settings, self.store, self.embedder)
+
+    @cached_property
+    def releases(self) -> ReleaseKnowledge:
+        """The vLLM releases synced into this index (raise sites, env vars, flags), loaded on first use."""
+        return ReleaseKnowledge(ReleaseStore(self.settings.index_dir))
 
     @cached_property
     def writer(self) -> GenerativeWriter:
@@ -124,10 +132,27 @@ class Assistant:
                 f"({self.store.count()} chunks so far); run that ingest again to finish it"
             )
 
+    def sync(
+        self, specs: Sequence[str], progress: Progress = lambda _m: None, force: bool = False, as_version: str | None = None
+    ) -> list[SyncReport]:
+        """Index vLLM releases from their source (`vllm==X`, a wheel, a source tree, `installed`); known ones are skipped."""
+        from assistant.release.sync import sync_release
+
+        store = ReleaseStore(self.settings.index_dir)
+        cache, workers = self.settings.wheel_cache_dir, self.settings.release_workers
+        return [sync_release(s, store, progress, cache, workers, as_version=as_version, force=force) for s in specs]
+
+    def ensure_releases(self, progress: Progress = lambda _m: None) -> list[SyncReport]:
+        """Sync the releases `vllm_releases` lists that the index lacks (the first run downloads them)."""
+        store = ReleaseStore(self.settings.index_dir)
+        missing = [v for v in self.settings.vllm_releases if not store.has(v.removeprefix("vllm==").lstrip("v"))]
+        return self.sync(missing, progress) if missing else []
+
     def warm_up(self) -> None:
         """Load the model and the indexes now rather than on the first question."""
         self.embedder.embed(["warm up"])
         _ = self.retriever.lexical
+        self.releases.warm_up()
         if self.settings.answer_backend == "openai":
             self.writer.warm_up()
 
@@ -138,14 +163,30 @@ class Assistant:
         query = analyze(contextualize(text, history))
         return query, self.retriever.search(query, k or self.settings.top_k)
 
-    def ask(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> Answer:
+    def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:
+        """What the indexed releases' source says about the question (empty when none is indexed)."""
+        return self.releases.findings(
+            query.text,
+            query.signals.env_vars,
+            query.signals.flags,
+            version=vllm_version,
+            default_version=self.settings.vllm_version,
+        )
+
+    def ask(
+        self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
+    ) -> Answer:
         query, hits = self.retrieve(question, history, k)
-        answer = compose(query, hits, self.settings.min_confidence)
+        findings = self.code_findings(query, vllm_version)
+        check = self.releases.check(findings.release)
+        answer = compose(query, hits, self.settings.min_confidence, findings, check)
         if not self._generative(answer):
             return answer
-        return self.writer.write(query, hits, answer, history)
+        return self.writer.write(query, hits, answer, history, check)
 
-    def stream(self, question: str, history: list[Turn] | None = None, k: int | None = None) -> Iterator[str | Answer]:
+    def stream(
+        self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
+    ) -> Iterator[str | Answer]:
         """Body deltas as the answer is written, then the final (verified) Answer as the last item.
 
         Extractive answers arrive as one delta; a generative backend yields tokens as they come, and its
@@ -153,9 +194,11 @@ class Assistant:
         never carry the sources: each face renders them from the final Answer's citations.
         """
         query, hits = self.retrieve(question, history, k)
-        answer = compose(query, hits, self.settings.min_confidence)
+        findings = self.code_findings(query, vllm_version)
+        check = self.releases.check(findings.release)
+        answer = compose(query, hits, self.settings.min_confidence, findings, check)
         if not self._generative(answer):
             yield answer.body
             yield answer
             return
-        yield from self.writer.stream(query, hits, answer, history)
+        yield from self.writer.stream(query, hits, answer, history, check)

@@ -38,6 +38,20 @@ class Settings(BaseSettings):
     )
     max_question_chars: int = Field(20000, ge=100, description="Longer questions are rejected with a clear error.")
 
+    # vLLM releases read from their own source (python -m assistant sync)
+    vllm_releases: list[str] = Field(
+        default_factory=lambda: ["0.33.0"],
+        description="vLLM releases `make run` indexes from the package index at start-up (the newest this code "
+        "was tested with); an empty list turns it off.",
+    )
+    vllm_version: str | None = Field(
+        None, description="The user's vLLM version when the question does not state one (else: the newest indexed)."
+    )
+    wheel_cache_dir: Path = Field(REPO_ROOT / ".data" / "wheels", description="Where downloaded vLLM wheels are kept.")
+    release_workers: int = Field(
+        0, ge=0, le=64, description="Processes parsing a release's source at sync (0: up to 2, the CPUs there are)."
+    )
+
     # Generative backend
     answer_backend: Literal["extractive", "openai"] = Field("extractive", description="How answers are written.")
     llm_base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible base URL (vllm serve).")

@@ -20,6 +20,9 @@ for _name in [n for n in os.environ if n.upper().startswith("ASSISTANT_")]:
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# No test assistant (nor an app.py a test starts) downloads a vLLM wheel at start-up; the release tests
+# sync a small wheel of their own, and one eval step reads the real one on purpose.
+os.environ["ASSISTANT_VLLM_RELEASES"] = "[]"
 
 from assistant.index.embedder import SentenceTransformerEmbedder  # noqa: E402
 from assistant.settings import DEFAULT_EMBEDDING_MODEL, REPO_ROOT, Settings  # noqa: E402

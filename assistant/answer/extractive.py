@@ -3,9 +3,12 @@ sources, each claim followed by the [n] of the source it came from (pure; no mod
 
 from __future__ import annotations
 
+from assistant.answer.code_facts import checked_lines, fixed_in_line, name_lines, site_lines
 from assistant.answer.text import ABSTAIN, CLOSEST, LABELS
+from assistant.answer.verify import ReleaseCheck
 from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Citation, Hit, Lang, Query
+from assistant.release.knowledge import Findings
 from assistant.text.tokenize import tokenize
 
 _MAX_SEE_ALSO = 2
@@ -129,22 +132,65 @@ def abstain(query: Query, hits: list[Hit]) -> Answer:
     return Answer(body="\n".join(lines), abstained=True, language=lang, citations=(), hits=tuple(hits))
 
 
-def compose(query: Query, hits: list[Hit], min_confidence: float) -> Answer:
-    """Answer from the hits that clear the evidence bar, or abstain with what to collect next."""
+def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> list[str]:
+    """The release's code facts (raise site, named env vars and flags), numbered after `citations`."""
+    if findings is None:
+        return []
+    lines: list[str] = []
+    sections = []
+    if findings.sites:
+        sections.append(site_lines(findings, lang, len(citations) + 1))
+        citations.extend(sections[-1].citations)
+    if findings.names:
+        sections.append(name_lines(findings.names, findings, lang, len(citations) + 1))
+        citations.extend(sections[-1].citations)
+    for section in sections:
+        lines += ([""] if lines else []) + section.lines
+    return lines
+
+
+def _answers(findings: Findings | None) -> bool:
+    """Whether code facts alone make an answer: a matched raise site, or a vLLM env var / flag the question names."""
+    if findings is None:
+        return False
+    return bool(findings.sites) or any(f.kind == "flag" or f.name.startswith("VLLM_") for f in findings.names)
+
+
+def compose(
+    query: Query,
+    hits: list[Hit],
+    min_confidence: float,
+    findings: Findings | None = None,
+    release_check: ReleaseCheck | None = None,
+) -> Answer:
+    """Answer from the hits that clear the evidence bar and the release's code facts, or abstain.
+
+    With `release_check`, the flags and env vars the curated / documentation text states are checked
+    against the user's release; with a stated version, a curated `fixed_in` at or before it is pointed out.
+    """
     good = [h for h in hits if h.confidence >= min_confidence]
-    if not good:
+    if not good and not _answers(findings):
         return abstain(query, hits)
     lang = query.lang
-    primary = good[0]
-    citations = [Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source)]
-    lines = _body(primary, query, lang, 1, citations)
+    citations: list[Citation] = []
+    lines: list[str] = []
+    primary = good[0] if good else None
+    if primary is not None:
+        citations.append(Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source))
+        lines = _body(primary, query, lang, 1, citations)
+        stated = findings.stated if findings else None
+        fixed = fixed_in_line(primary.chunk.data.get("fixed_in") if primary.chunk.kind == "entry" else None, stated, lang)
+        checked = checked_lines("\n".join(lines), release_check, lang)
+        lines += [""] * bool(fixed or checked) + ([fixed] if fixed else []) + checked
+    code = _code(findings, lang, citations)
+    lines += ([""] if lines and code else []) + code
     cited = {c.id for c in citations}
     related = [
         h for h in hits if h.chunk.id not in cited and h.confidence >= min_confidence * _SEE_ALSO_SHARE
     ]
     by_source: dict[str, Hit] = {}
     for h in related:  # one entry per section: its best part
-        if h.chunk.id != primary.chunk.id:
+        if primary is None or h.chunk.id != primary.chunk.id:
             by_source.setdefault(h.chunk.source, h)
     others = list(by_source.values())[:_MAX_SEE_ALSO]
     if others:

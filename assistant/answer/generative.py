@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.answer.text import LABELS
-from assistant.answer.verify import ABSTAIN_MARKER, UNVERIFIED, Verification, verify
+from assistant.answer.verify import ABSTAIN_MARKER, UNVERIFIED, ReleaseCheck, Verification, verify
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query, Turn
 from assistant.settings import Settings
 from assistant.text.redact import redact
@@ -149,9 +149,16 @@ def build_prompt(
     return Prompt(system=SYSTEM_PROMPT, user="\n\n".join(parts), sources=tuple(sources), evidence=evidence)
 
 
-def finish(prompt: Prompt, raw: str, query: Query, hits: Sequence[Hit], fallback: Answer) -> Answer:
+def finish(
+    prompt: Prompt,
+    raw: str,
+    query: Query,
+    hits: Sequence[Hit],
+    fallback: Answer,
+    release_check: ReleaseCheck | None = None,
+) -> Answer:
     """Verify the generated text; the verified answer with its sources, or the extractive fallback."""
-    checked: Verification = verify(raw, prompt.evidence, query.text)
+    checked: Verification = verify(raw, prompt.evidence, query.text, release_check=release_check)
     if checked.abstained:
         return replace(fallback, notice=NOTICES["abstained"])
     if not checked.passed:
@@ -279,6 +286,7 @@ class GenerativeWriter:
         hits: Sequence[Hit],
         fallback: Answer,
         history: Sequence[Turn] | None = None,
+        release_check: ReleaseCheck | None = None,
     ) -> Iterator[str | Answer]:
         """Token deltas as the model writes them, then the final verified Answer (or the fallback)."""
         prompt = build_prompt(query, hits, self.settings.min_confidence, history)
@@ -319,7 +327,7 @@ class GenerativeWriter:
         if notice is not None:
             yield replace(fallback, notice=notice)
             return
-        yield finish(prompt, "".join(raw), query, hits, fallback)
+        yield finish(prompt, "".join(raw), query, hits, fallback, release_check)
 
     def write(
         self,
@@ -327,9 +335,10 @@ class GenerativeWriter:
         hits: Sequence[Hit],
         fallback: Answer,
         history: Sequence[Turn] | None = None,
+        release_check: ReleaseCheck | None = None,
     ) -> Answer:
         answer = fallback
-        for item in self.stream(query, hits, fallback, history):
+        for item in self.stream(query, hits, fallback, history, release_check):
             if isinstance(item, Answer):
                 answer = item
         return answer

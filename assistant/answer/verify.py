@@ -18,7 +18,7 @@ quoted `code span`. The rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -48,6 +48,10 @@ _SOURCES_HEADING = re.compile(
 _PROMPT_ECHO = re.compile(r"</?\s*(?:source|user_message|conversation)\b|\bCite the sources as\b", re.IGNORECASE)
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 _WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
+_OTHER_TOOL = re.compile(
+    r"\b(?:docker|podman|pip3?|uv|git|conda|apt(?:-get)?|curl|wget|pytest|torchrun|nvidia-smi|huggingface-cli|"
+    r"kubectl|helm|cmake|nvcc|ray|sglang|trtllm-serve|llama-server)\b"
+)
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]{{2,}}")
 
 @dataclass(frozen=True)
@@ -64,12 +68,31 @@ class Term:
 
 
 @dataclass(frozen=True)
+class ReleaseCheck:
+    """Which flags and env vars exist in the user's vLLM release, from its source (`assistant/release`)."""
+
+    release: str
+    exists: Callable[[str, str], bool | None]  # (kind "flag" | "env", name) -> exists / does not / cannot tell
+
+    def verdict(self, term: Term, line: str = "") -> bool | None:
+        """Exists / does not / cannot tell; a flag on another tool's command line (`pip install --no-deps`) is not vLLM's."""
+        if term.kind not in ("flag", "env") or (term.kind == "flag" and _OTHER_TOOL.search(line)):
+            return None
+        return self.exists(term.kind, term.text.split("=", 1)[0])
+
+    @property
+    def marker(self) -> str:
+        return f"(does not exist in vLLM {self.release})"
+
+
+@dataclass(frozen=True)
 class Verification:
     text: str  # the answer after removals and markings
     cited: tuple[int, ...]  # source numbers still cited, in first-use order
     removed_citations: tuple[int, ...] = ()  # numbers that mapped to no source
     detached: int = 0  # claims whose citation was dropped because the source does not state their details
     unverified: tuple[Term, ...] = ()
+    absent: tuple[Term, ...] = ()  # flags / env vars the user's release does not have
     abstained: bool = False
     problems: tuple[str, ...] = ()  # why it failed; empty when it passed
 
@@ -283,8 +306,12 @@ def _code_regions(text: str) -> list[tuple[int, int]]:
     return regions
 
 
-def mark_unverified(text: str, spans: list[tuple[int, int, Term]]) -> str:
-    """Mark each unsupported term: after it in prose, after its `code span`, as a comment in a code block."""
+def mark_unverified(text: str, spans: list[tuple[int, int, Term]], markers: Mapping[Term, str] | None = None) -> str:
+    """Mark each unsupported term: after it in prose, after its `code span`, as a comment in a code block.
+
+    The mark is UNVERIFIED unless `markers` gives the term another (e.g. "(does not exist in vLLM 0.33.0)").
+    """
+    markers = markers or {}
     blocks = _code_regions(text)
     inline = [(m.start(), m.end()) for m in _INLINE_CODE.finditer(text)]
     inserts: dict[int, list[str]] = {}
@@ -293,10 +320,10 @@ def mark_unverified(text: str, spans: list[tuple[int, int, Term]]) -> str:
         if block is not None:
             eol = text.find("\n", b)
             eol = block[1] if eol == -1 or eol > block[1] else eol
-            inserts.setdefault(eol, []).append(f"  # {term.text} {UNVERIFIED}")
+            inserts.setdefault(eol, []).append(f"  # {term.text} {markers.get(term, UNVERIFIED)}")
             continue
         code = next(((s, e) for s, e in inline if s <= a < e), None)
-        inserts.setdefault(code[1] if code else b, []).append(f" {UNVERIFIED}")
+        inserts.setdefault(code[1] if code else b, []).append(f" {markers.get(term, UNVERIFIED)}")
     out, last = [], 0
     for at in sorted(inserts):
         out += [text[last:at], "".join(dict.fromkeys(inserts[at]))]
@@ -315,12 +342,15 @@ def verify(
     *,
     max_unverified: int = 3,
     min_grounding: float = 0.35,
+    release_check: ReleaseCheck | None = None,
 ) -> Verification:
     """Clean and judge a generated answer.
 
     `sources` maps each source number given to the model to the full text of that source. A cited
     claim keeps only the citations whose source states all its details; other details must appear in
     some cited source or in the question (a user's own flag may be repeated back) or get marked.
+    With `release_check`, a flag or env var the user's release has is verified by its source, and one
+    it lacks is marked "(does not exist in vLLM X)" whatever the sources say.
     """
     text = strip_reasoning(text)
     if is_abstention(text):
@@ -344,9 +374,22 @@ def verify(
     cited = tuple(dict.fromkeys(n for idx in sorted(keep) for n in keep[idx]))
 
     evidence = "\n".join(sources[n] for n in cited) + "\n" + question
-    bad = [(a, b, t) for a, b, t in find_terms(text) if not supported(t, evidence)]
+    spans = find_terms(text)
+    bad = [(a, b, t) for a, b, t in spans if not supported(t, evidence)]
+    absent_spans: list[tuple[int, int, Term]] = []
+    markers: dict[Term, str] = {}
+    if release_check is not None:
+        def line_of(a: int) -> str:
+            end = text.find("\n", a)
+            return text[text.rfind("\n", 0, a) + 1 : end if end >= 0 else len(text)]
+
+        verdicts = {(a, b): release_check.verdict(t, line_of(a)) for a, b, t in spans}
+        absent_spans = [s for s in spans if verdicts[s[:2]] is False]
+        bad = [s for s in bad if verdicts[s[:2]] is None]  # the release's source backs the ones it has
+        markers = {t: release_check.marker for _a, _b, t in absent_spans}
     unverified = tuple(dict.fromkeys(t for _a, _b, t in bad))
-    text = mark_unverified(text, bad)
+    absent = tuple(dict.fromkeys(t for _a, _b, t in absent_spans))
+    text = mark_unverified(text, bad + absent_spans, markers)
 
     problems: list[str] = []
     broken = _looks_broken(text)
@@ -354,8 +397,11 @@ def verify(
         problems.append(broken)
     if not cited:
         problems.append("the answer cites none of the sources for what it says")
-    if len(unverified) > max_unverified:
-        problems.append(f"{len(unverified)} flags, variables, versions or links appear in none of the cited sources")
+    if len(unverified) + len(absent) > max_unverified:
+        problems.append(
+            f"{len(unverified) + len(absent)} flags, variables, versions or links appear in none of the cited "
+            "sources or do not exist in the user's vLLM release"
+        )
     if cited and detached > len([k for k in keep.values() if k]):
         problems.append("most claims are not backed by the sources they cite")
     if cited and not broken:
@@ -368,5 +414,6 @@ def verify(
         removed_citations=tuple(removed),
         detached=detached,
         unverified=unverified,
+        absent=absent,
         problems=tuple(problems),
     )

@@ -83,6 +83,8 @@ class Readiness:
         report = assistant.ensure_index(progress=progress)
         if report is not None:
             log.info("index built", extra={"summary": report.summary()})
+        for synced in assistant.ensure_releases(progress=progress):
+            log.info("release indexed", extra={"summary": synced.summary()})
         assistant.warm_up()
         self.chunks = assistant.store.count()
 

@@ -25,6 +25,11 @@ class AskRequest(BaseModel):
 
     question: StrictStr = Field(description="The error message, traceback or problem description.")
     k: HitCount | None = Field(None, description="Number of hits returned, 1-50 (default: settings.top_k).")
+    vllm_version: StrictStr | None = Field(
+        None,
+        pattern=r"^v?\d+\.\d+(\.\d+)?([.+\w-]*)$",
+        description="The user's vLLM version; code facts come from this release (default: what the question states).",
+    )
 
 
 class CitationOut(BaseModel):

@@ -267,6 +267,14 @@ def run_eval(
     return EvalRun(list(set_names), list(system_names), results, table_rows(results, list(set_names), list(system_names)), meta)
 
 
+def release_section(path: Path = REPO_ROOT / "eval" / "release" / "results.md") -> list[str]:
+    """The raise-site eval's table (`python -m assistant eval-release --write`), repeated here beside the others."""
+    if not path.is_file():
+        return []
+    table = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("|")]
+    return ["", "## Raise sites in vLLM's own source", "", *table, "", "Details and misses: [release/results.md](release/results.md)."]
+
+
 def render_markdown(run: EvalRun, command: str) -> str:
     lines = [
         "# Eval results",
@@ -286,6 +294,7 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
         "wrong-fix rate over near-misses, latency over every query. Baselines never abstain unless nothing is retrieved.",
     ]
+    lines += release_section()
     for system in run.systems:
         failures = failure_lines(run.results, system)
         lines += ["", f"## Failures: {system} ({len(failures)})", ""]

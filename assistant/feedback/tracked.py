@@ -39,15 +39,27 @@ class TrackedAssistant:
         self.observer = observer  # e.g. the API's metrics: answers and abstentions by face
         self.on_store_error = on_store_error  # e.g. the API's metrics: feedback store failures
 
-    def ask(self, face: Face, question: str, history: list[Turn] | None = None, k: int | None = None) -> Asked:
-        answer = self.assistant.ask(question, history, k)
+    def ask(
+        self,
+        face: Face,
+        question: str,
+        history: list[Turn] | None = None,
+        k: int | None = None,
+        vllm_version: str | None = None,
+    ) -> Asked:
+        answer = self.assistant.ask(question, history, k, vllm_version)
         return Asked(answer, self._log(face, question, answer))
 
     def stream(
-        self, face: Face, question: str, history: list[Turn] | None = None, k: int | None = None
+        self,
+        face: Face,
+        question: str,
+        history: list[Turn] | None = None,
+        k: int | None = None,
+        vllm_version: str | None = None,
     ) -> Iterator[str | Asked]:
         """Deltas, then an `Asked` (answer + question id) as the last item."""
-        for item in self.assistant.stream(question, history, k):
+        for item in self.assistant.stream(question, history, k, vllm_version):
             if isinstance(item, Answer):
                 yield Asked(item, self._log(face, question, item))
             else:

@@ -21,14 +21,23 @@ EXAMPLES = [
 ]
 
 _CSS = "#status, #facts, #sources {min-height: 2em}"
+_AUTO_VERSION = "as the question states"
+
+
+def release_choices(tracked: TrackedAssistant) -> list[str]:
+    """The releases the selector offers: those indexed, and those start-up is about to index."""
+    settings = tracked.assistant.settings
+    listed = [v.removeprefix("vllm==").lstrip("v") for v in settings.vllm_releases]
+    return list(dict.fromkeys([*tracked.assistant.releases.versions, *listed]))
 
 
 def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda text: text) -> gr.Blocks:
     """`public` turns an error message into what a user may see (no server paths)."""
     store = tracked.store
 
-    def respond(question: str, messages: list[dict]) -> Iterator[tuple]:
+    def respond(question: str, messages: list[dict], vllm_version: str | None = None) -> Iterator[tuple]:
         messages = list(messages or [])
+        version = None if not vllm_version or vllm_version == _AUTO_VERSION else vllm_version.strip()
         if not is_ready():
             yield (
                 messages,
@@ -42,7 +51,7 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
         history = history_turns(messages)
         partial = ""
         try:
-            for item in tracked.stream("ui", question, history):
+            for item in tracked.stream("ui", question, history, None, version):
                 if isinstance(item, Asked):
                     answer = item.answer
                     shown = message_md(answer)
@@ -115,6 +124,14 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
                     placeholder="e.g. RuntimeError: not home_path.empty()",
                 )
                 with gr.Row():
+                    version = gr.Dropdown(
+                        [_AUTO_VERSION, *release_choices(tracked)],
+                        value=_AUTO_VERSION,
+                        allow_custom_value=True,
+                        label="Your vLLM version (code facts come from this release)",
+                        elem_id="vllm-version",
+                    )
+                with gr.Row():
                     ask = gr.Button("Ask", elem_id="ask", variant="primary")
                     new = gr.Button("New conversation", elem_id="clear")
                 gr.Examples(EXAMPLES, inputs=box, label="Examples")
@@ -131,8 +148,8 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
                     fb_status = gr.Markdown(elem_id="fb-status")
 
         outputs = [chat, box, status, facts, sources, last]
-        ask.click(respond, [box, chat], outputs, api_name="ask")
-        box.submit(respond, [box, chat], outputs, api_name=False)
+        ask.click(respond, [box, chat, version], outputs, api_name="ask")
+        box.submit(respond, [box, chat, version], outputs, api_name=False)
         up.click(lambda c, s: feedback("up", c, s), [comment, last], [fb_status, comment], api_name="feedback_up")
         down.click(lambda c, s: feedback("down", c, s), [comment, last], [fb_status, comment], api_name="feedback_down")
         new.click(clear, None, outputs + [fb_status], api_name=False)

@@ -13,5 +13,5 @@ router = APIRouter(tags=["ask"])
 
 @router.post("/v1/ask", response_model=AskResponse, responses=ERROR_RESPONSES)
 def ask(body: AskRequest, request: Request) -> JSONResponse:
-    asked = request.app.state.tracked.ask("api", body.question, None, body.k)
+    asked = request.app.state.tracked.ask("api", body.question, None, body.k, body.vllm_version)
     return JSONResponse(answer_json(asked.answer))

@@ -1,0 +1,1 @@
+"""The "vLLM release" knowledge source: facts read from a release's own Python source, per version."""

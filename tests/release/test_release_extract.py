@@ -1,0 +1,82 @@
+"""Extraction from a small wheel zipped like the real one: env vars, flags, raise and log sites."""
+
+from __future__ import annotations
+
+from assistant.release.fetch import parse_spec
+from assistant.release.models import ReleaseSpec
+
+NEW = "0.99.0"
+
+
+def _site(facts, needle: str):
+    found = [s for s in facts.sites if needle in s.template.render()]
+    assert found, f"no site with {needle!r}"
+    return found
+
+
+def test_env_vars_have_type_default_and_comment(synced):
+    facts = synced.load(NEW)
+    env = {e.name: e for e in facts.env_vars}
+    host = env["VLLM_HOST_IP"]
+    assert host.type == "str" and host.default == "''"
+    assert host.doc == (
+        "used in distributed environment to determine the ip address of the current node, "
+        "when the node has multiple network interfaces."
+    )  # the two comment lines above it, and not the "=== Runtime Env Vars ===" banner
+    assert env["VLLM_ENGINE_READY_TIMEOUT_S"].default == "600"
+    assert env["VLLM_ATTN_KIND"].choices == ("auto", "flash", "triton")
+    assert host.url == f"https://github.com/vllm-project/vllm/blob/v{NEW}/vllm/envs.py#L{host.line}"
+
+
+def test_flags_read_help_and_default_from_the_config_dataclass(synced):
+    flags = {f.flag: f for f in synced.load(NEW).flags}
+    gmu = flags["--gpu-memory-utilization"]
+    assert (gmu.type, gmu.default, gmu.field) == ("float", "0.92", "CacheConfig.gpu_memory_utilization")
+    assert gmu.help.startswith("The fraction of GPU memory to be used for the model executor")
+    assert gmu.path == "vllm/config/cache.py"
+    assert flags["--kv-cache-dtype"].choices == ("auto", "fp8", "fp8_e5m2")  # through the Literal alias
+    assert flags["--kv-offload-gb"].type == "float" and flags["--kv-offload-gb"].default == "0"
+    assert flags["--disable-log-stats"].type == "bool"
+    # Frontend flags: every field of FrontendArgs and its base, as make_arg_parser registers them.
+    assert {"--host", "--port", "--chat-template", "--headless"} <= set(flags)
+    assert flags["--port"].default == "8000"
+
+
+def test_raise_sites_keep_placeholders_condition_and_scope(synced):
+    facts = synced.load(NEW)
+    (site,) = _site(facts, "No available memory for the cache blocks")
+    assert (site.kind, site.exception, site.function) == ("raise", "ValueError", "_check_enough_kv_cache_memory")
+    assert site.condition == "available_memory <= 0"
+    assert site.path == "vllm/v1/core/kv_cache_planning.py"
+    assert site.url.startswith(f"https://github.com/vllm-project/vllm/blob/v{NEW}/vllm/v1/core/kv_cache_planning.py#L")
+
+    (fstring,) = _site(facts, "To serve at least one request")
+    assert "({max_model_len})" in fstring.template.render()
+    assert fstring.condition == "needed_memory > available_memory"
+
+
+def test_message_variables_percent_format_logs_and_except_guards(synced):
+    facts = synced.load(NEW)
+    (alloc,) = _site(facts, "Cannot allocate")
+    assert (
+        alloc.template.render() == "Cannot allocate {num_blocks} blocks: only {free_blocks} free"
+    )  # msg = "..." % (...)
+    assert alloc.function == "KVCacheManager.allocate"
+    (warn,) = _site(facts, "preemption may follow")
+    assert (warn.kind, warn.exception) == ("log", "warning")
+    assert warn.condition == "not (num_blocks > free_blocks)"  # the else branch
+    (imp,) = _site(facts, "requires the nixl package")
+    assert imp.template.render() == "KV transfer requires the nixl package: pip install nixl"  # constant filled in
+    assert imp.condition == "except ImportError"
+
+
+def test_vendored_code_and_unparsable_files_are_left_out(synced):
+    facts = synced.load(NEW)
+    assert not [s for s in facts.sites if s.path.startswith("vllm/third_party/")]
+    assert facts.files == 9  # the vendored file is not read; broken.py is read and contributes nothing
+
+
+def test_specs():
+    assert parse_spec("vllm==0.33.0") == ReleaseSpec("pypi", "0.33.0", "0.33.0")
+    assert parse_spec("0.31.0") == ReleaseSpec("pypi", "0.31.0", "0.31.0")
+    assert parse_spec("installed").kind == "installed"
