@@ -11,49 +11,50 @@ def test_pasted_error_cites_its_raise_site_condition_advice_and_release(release_
     assert not answer.abstained
     url = answer.citations[0].source
     assert url.startswith(f"https://github.com/vllm-project/vllm/blob/v{NEW}/vllm/v1/core/kv_cache_planning.py#L")
-    assert "`available_memory <= 0`" in answer.text  # the guarding condition
-    assert "Try increasing `gpu_memory_utilization`" in answer.text  # what the code advises
-    assert f"vLLM {NEW} source" in answer.text
-    assert "version is not stated" in answer.text
+    assert "`available_memory <= 0`" in answer.body  # the guarding condition
+    assert "Try increasing `gpu_memory_utilization`" in answer.body  # what the code advises
+    assert f"vLLM {NEW} source" in answer.body
+    assert "version is not stated" in answer.body
 
 
 def test_the_users_release_is_read_from_the_paste_or_given_explicitly(release_assistant):
     banner = f"INFO 11-29 10:00:00 [api_server.py:1] vLLM API server version {OLD}\n{KV}"
     answer = release_assistant.ask(banner)
     assert answer.citations[0].source.startswith(f"https://github.com/vllm-project/vllm/blob/v{OLD}/")
-    assert f"same message is in vLLM {NEW}" in answer.text
+    assert f"same message is in vLLM {NEW}" in answer.body
     explicit = release_assistant.ask(KV, vllm_version=OLD)
     assert explicit.citations[0].source.startswith(f"https://github.com/vllm-project/vllm/blob/v{OLD}/")
 
 
 def test_a_version_that_is_not_indexed_is_said(release_assistant):
     answer = release_assistant.ask(f"on vllm 0.97.1 I get {KV}")
-    assert f"You are on vLLM 0.97.1; this is from vLLM {NEW}" in answer.text
-    assert "0.97.1 is not indexed" in answer.text
+    assert f"You are on vLLM 0.97.1; this is from vLLM {NEW}" in answer.body
+    assert "0.97.1 is not indexed" in answer.body
 
 
 def test_env_var_in_only_one_release_says_which(release_assistant):
     answer = release_assistant.ask("VLLM_ENGINE_ITERATION_TIMEOUT_S has no effect any more")
     assert not answer.abstained
-    line = next(ln for ln in answer.text.splitlines() if "VLLM_ENGINE_ITERATION_TIMEOUT_S" in ln)
+    line = next(ln for ln in answer.body.splitlines() if "VLLM_ENGINE_ITERATION_TIMEOUT_S" in ln)
     assert f"vLLM {OLD}" in line and f"not in vLLM {NEW} (removed after {OLD})" in line
     assert "Timeout for each iteration in the engine." in line  # the comment documenting it
 
 
 def test_flag_added_and_default_changed_are_stated(release_assistant):
     added = release_assistant.ask("vllm serve: error: unrecognized arguments: --kv-offload-gb 4", vllm_version=OLD)
-    line = next(ln for ln in added.text.splitlines() if "`--kv-offload-gb`" in ln)
+    line = next(ln for ln in added.body.splitlines() if "`--kv-offload-gb`" in ln)
     assert f"not in vLLM {OLD} (added after {OLD})" in line
     changed = release_assistant.ask("what does --gpu-memory-utilization default to?")
-    line = next(ln for ln in changed.text.splitlines() if "`--gpu-memory-utilization`" in ln)
+    line = next(ln for ln in changed.body.splitlines() if "`--gpu-memory-utilization`" in ln)
     assert f"default changed: `0.9` in {OLD}, `0.92` in {NEW}" in line
 
 
 def test_a_flag_no_release_has_is_flagged(release_assistant):
     answer = release_assistant.ask("vllm serve Qwen/Qwen3-8B --enable-turbo-mode fails with unrecognized arguments")
-    assert f"`--enable-turbo-mode` does not exist in vLLM {OLD}, {NEW}." in answer.text
+    assert f"`--enable-turbo-mode` does not exist in vLLM {OLD}, {NEW}." in answer.body
 
 
 def test_dependency_error_is_not_attributed(release_assistant):
     answer = release_assistant.ask("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error")
-    assert "github.com/vllm-project/vllm/blob" not in answer.text
+    assert "github.com/vllm-project/vllm/blob" not in answer.body
+    assert not [c for c in answer.citations if "github.com/vllm-project/vllm/blob" in c.source]

@@ -35,7 +35,7 @@ def test_verifier_checks_flags_and_env_vars_against_the_release(release_assistan
 def test_extractive_answer_checks_what_the_curated_entry_states(release_assistant):
     answer = release_assistant.ask("RuntimeError: not home_path.empty()", vllm_version=NEW)
     assert not answer.abstained and answer.citations[0].source.startswith("corpus/entries/")
-    line = next(ln for ln in answer.text.splitlines() if ln.startswith("**Checked against vLLM 0.99.0's source:**"))
+    line = next(ln for ln in answer.body.splitlines() if ln.startswith("**Checked against vLLM 0.99.0's source:**"))
     assert "`VLLM_USE_DEEP_GEMM` does not exist in vLLM 0.99.0" in line  # the small release has no DeepGEMM switch
 
 

@@ -38,6 +38,6 @@ def test_the_issue_example(real):
     answer = real.ask("ValueError: No available memory for the cache blocks. Try increasing gpu_memory_utilization")
     cited = answer.citations[0].source
     assert cited.startswith("https://github.com/vllm-project/vllm/blob/v0.33.0/vllm/v1/core/kv_cache_planning.py#L")
-    assert "`available_memory <= 0`" in answer.text
-    assert "Try increasing `gpu_memory_utilization`" in answer.text
-    assert "vLLM 0.33.0 source" in answer.text
+    assert "`available_memory <= 0`" in answer.body
+    assert "Try increasing `gpu_memory_utilization`" in answer.body
+    assert "vLLM 0.33.0 source" in answer.body
