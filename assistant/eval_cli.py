@@ -21,6 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--docs-dir", type=Path, help="vLLM docs ingested beside the corpus (default: ../shared/vllm-docs)")
     p.add_argument("--backend", choices=["extractive", "openai"], help="answer backend of the full pipeline")
     p.add_argument(
+        "--split",
+        choices=["all", "held_out", "fitting"],
+        default="all",
+        help="which queries: all, the held-out split the CI gate scores, or the evidence model's fitting side",
+    )
+    p.add_argument(
         "--write",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -38,7 +44,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     sets = list(SETS) if args.set_name == "all" else [args.set_name]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     progress = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
-    run = run_eval(settings, sets, systems, docs_dir=args.docs_dir or DEFAULT_DOCS_DIR, progress=progress)
+    run = run_eval(
+        settings, sets, systems, docs_dir=args.docs_dir or DEFAULT_DOCS_DIR, progress=progress, split=args.split
+    )
     if args.json:
         print(json.dumps({"meta": run.meta, "rows": [r.to_dict() for r in run.rows]}, indent=2))
     else:
@@ -46,6 +54,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     write = args.write if args.write is not None else (args.set_name == "all" and len(systems) == 3)
     if write:
         command = "python -m assistant eval" + (f" --backend {args.backend}" if args.backend else "")
-        md, js = write_results(run, REPO_ROOT / "eval", command)
+        command += f" --split {args.split}" if args.split != "all" else ""
+        stem = "results-llm" if settings.answer_backend == "openai" else "results"  # the LLM run beside, not over
+        md, js = write_results(run, REPO_ROOT / "eval", command, stem)
         progress(f"wrote {md.relative_to(REPO_ROOT)} and {js.relative_to(REPO_ROOT)}")
     return 0

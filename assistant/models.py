@@ -6,7 +6,11 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from assistant.entry import Entry
 
 Lang = Literal["en", "zh"]
 
@@ -36,6 +40,15 @@ class Chunk:
     lexical_text: str  # what BM25 sees (every language the chunk has)
     lang: Lang = "en"
     data: dict[str, Any] = field(default_factory=dict)  # the structured entry / section fields
+
+    @cached_property
+    def entry(self) -> Entry | None:
+        """A curated entry's fields as the typed `Entry` (None for other kinds): read it, not `data`."""
+        if self.kind != "entry":
+            return None
+        from assistant.entry import Entry  # the entry schema reads text analysis, which reads this module
+
+        return Entry.model_validate(self.data)
 
     def full_text(self) -> str:
         """Everything the chunk states, in every language it has: what a citation of it is checked against."""
@@ -126,6 +139,8 @@ class Answer:
     citations: tuple[Citation, ...]
     hits: tuple[Hit, ...]
     notice: str | None = None  # e.g. "the LLM was unreachable; extractive answer shown"
+    lead: str = ""  # the part that answers (the answering source's passage), without related reading
+    written_by: Literal["extractive", "llm"] = "extractive"  # "llm" only when a generated answer passed verification
 
     def cited_hit(self, n: int) -> Hit | None:
         """The hit behind citation [n] (its chunk's data: what a face shows about the source)."""

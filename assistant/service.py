@@ -10,7 +10,8 @@ from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from assistant.answer.extractive import compose
+from assistant.answer.extractive import assess_hit, compose
+from assistant.answer.passages import BlockScorer
 from assistant.answer.generative import GenerativeWriter
 from assistant.errors import IncompleteIndexError, InputError
 from assistant.index import manifest
@@ -25,6 +26,7 @@ from assistant.retrieval.query import analyze, contextualize
 from assistant.retrieval.retriever import Retriever
 from assistant.settings import Settings
 from assistant.text.sanitize import clean_text, has_words
+from assistant.text.setup import UserSetup, conversation_setup
 
 
 def validate_question(question: object, max_chars: int) -> str:
@@ -173,16 +175,39 @@ class Assistant:
             default_version=self.settings.vllm_version,
         )
 
+    @staticmethod
+    def setup(question: str, history: list[Turn] | None = None) -> UserSetup:
+        """The user's setup over the whole conversation: a follow-up's "an A100" completes the first turn."""
+        earlier = [t.content for t in history or [] if t.role == "user" and t.content.strip()]
+        return conversation_setup(question, earlier)
+
+    def _scorer(self, query: Query) -> BlockScorer:
+        """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""
+
+        def score(blocks):
+            vectors = self.embedder.embed([query.dense_text, *blocks])
+            return [float(v @ vectors[0]) for v in vectors[1:]]
+
+        return score
+
+    def _extractive(self, question: str, history: list[Turn] | None, k: int | None, vllm_version: str | None):
+        """(query, the hits an LLM may use, the extractive answer, the release check)."""
+        query, hits = self.retrieve(question, history, k)
+        setup = self.setup(question, history)
+        findings = self.code_findings(query, vllm_version)
+        check = self.releases.check(findings.release)
+        answer = compose(query, hits, self.settings.min_confidence, setup, self._scorer(query), findings, check)
+        # An LLM never answers from a known problem the user's setup rules out.
+        usable = [h for h in hits if not assess_hit(h, setup, query.text).contradicted]
+        return query, usable, answer, check
+
     def ask(
         self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
     ) -> Answer:
-        query, hits = self.retrieve(question, history, k)
-        findings = self.code_findings(query, vllm_version)
-        check = self.releases.check(findings.release)
-        answer = compose(query, hits, self.settings.min_confidence, findings, check)
+        query, usable, answer, check = self._extractive(question, history, k, vllm_version)
         if not self._generative(answer):
             return answer
-        return self.writer.write(query, hits, answer, history, check)
+        return self.writer.write(query, usable, answer, history, check)
 
     def stream(
         self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
@@ -193,12 +218,9 @@ class Assistant:
         final Answer (verified, or the extractive fallback) may differ from the streamed text. The deltas
         never carry the sources: each face renders them from the final Answer's citations.
         """
-        query, hits = self.retrieve(question, history, k)
-        findings = self.code_findings(query, vllm_version)
-        check = self.releases.check(findings.release)
-        answer = compose(query, hits, self.settings.min_confidence, findings, check)
+        query, usable, answer, check = self._extractive(question, history, k, vllm_version)
         if not self._generative(answer):
             yield answer.body
             yield answer
             return
-        yield from self.writer.stream(query, hits, answer, history, check)
+        yield from self.writer.stream(query, usable, answer, history, check)

@@ -3,15 +3,22 @@ sources, each claim followed by the [n] of the source it came from (pure; no mod
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from assistant.answer import scope
+from assistant.answer.applicability import Applicability, assess
 from assistant.answer.code_facts import checked_lines, fixed_in_line, name_lines, site_lines
-from assistant.answer.text import ABSTAIN, CLOSEST, LABELS
+from assistant.answer.passages import BlockScorer, block_scores, select
+from assistant.answer.text import ABSTAIN, APPLY, CLOSEST, LABELS
 from assistant.answer.verify import ReleaseCheck
+from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
-from assistant.models import Answer, Citation, Hit, Lang, Query
+from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
 from assistant.release.knowledge import Findings
-from assistant.text.tokenize import tokenize
+from assistant.text.setup import UserSetup, extract_setup
 
 _MAX_SEE_ALSO = 2
+_MAX_SIMILAR = 2
 _DOC_EXCERPT_CHARS = 1500  # a whole section part: cutting it risks cutting the flag that fixes it
 _SEE_ALSO_EXCERPT_CHARS = 600
 # Related sections are listed when they reach this share of the answering bar: they are offered as
@@ -25,56 +32,54 @@ def _cite(text: str, n: int) -> str:
     return f"{text}\n[{n}]" if text.endswith("```") else f"{text} [{n}]"
 
 
-def _entry_body(data: dict, lang: Lang, n: int) -> list[str]:
+def _entry_body(entry: Entry, app: Applicability, lang: Lang, n: int) -> list[str]:
     L = LABELS[lang]
-
-    def pick(field: str):
-        value = data.get(field) or {}
-        return value.get(lang) or value.get("en") or value.get("zh") if isinstance(value, dict) else value
-
-    title = pick("title")
-    lines = [f"**{title}** [{n}]", ""]
-    lines += [f"**{L['root_cause']}:** " + _cite(pick("root_cause"), n), ""]
-    lines += [f"**{L['fix']}:** " + _cite(pick("fix"), n), ""]
-    workarounds = pick("workarounds") or []
+    lines = [f"**{entry.title.get(lang)}** [{n}]", ""]
+    lines += [f"**{L['root_cause']}:** " + _cite(entry.root_cause.get(lang), n), ""]
+    lines += [f"**{L['fix']}:** " + _cite(entry.fix.get(lang), n), ""]
+    workarounds = entry.workarounds.get(lang)
     if workarounds:
         lines.append(f"**{L['workarounds']}:**")
         lines += [f"- {_cite(w, n)}" for w in workarounds]
         lines.append("")
-    lines.append(f"**{L['affected']}:** " + _cite(data.get("affected_versions") or "unknown", n))
-    lines.append(f"**{L['fixed_in']}:** " + _cite(data.get("fixed_in") or "unknown", n))
+    lines.append(f"**{L['affected']}:** " + _cite(entry.affected_versions or "unknown", n))
+    lines.append(f"**{L['fixed_in']}:** " + _cite(entry.fixed_in or "unknown", n))
     facts = []
-    if data.get("hardware"):
-        facts.append(f"**{L['hardware']}:** {', '.join(data['hardware'])}")
-    if data.get("models"):
-        facts.append(f"**{L['models']}:** {', '.join(data['models'])}")
+    if entry.hardware:
+        facts.append(f"**{L['hardware']}:** {', '.join(entry.hardware)}")
+    if entry.models:
+        facts.append(f"**{L['models']}:** {', '.join(entry.models)}")
     if facts:
         lines.append(" · ".join(facts) + f" [{n}]")
-    if data.get("references"):
-        lines.append(f"**{L['references']}:** " + ", ".join(data["references"]))
+    if entry.references:
+        lines.append(f"**{L['references']}:** " + ", ".join(entry.references))
+    if app.checks:
+        lines.append(f"**{APPLY[lang]['scope']}:** " + _cite(scope.scope_line(app, lang), n))
+    depends = scope.depends_line(app, lang)
+    if depends:
+        lines += ["", depends]
     return lines
 
 
-def _excerpt(body: str, query: Query, limit: int, keep_opening: bool = True) -> str:
-    """The section's opening and the paragraphs sharing most words with the question, in page order."""
+def _excerpt(body: str, query: Query, limit: int, keep_opening: bool = True, scorer: BlockScorer | None = None) -> str:
+    """The paragraphs of a section that address the question, the best one first (see `passages`).
+
+    `keep_opening` keeps the section's own order and opening (a short section is shown whole anyway).
+    """
     blocks = split_blocks(body)
-    if sum(len(b) for b in blocks) <= limit:
+    if sum(len(b) for b in blocks) <= limit and (keep_opening or len(blocks) <= 1):
         return "\n\n".join(blocks)
-    wanted = set(query.focus_tokens or query.lexical_tokens)
-    first = 0 if keep_opening else max(range(len(blocks)), key=lambda i: len(wanted & set(tokenize(blocks[i]))))
-    scored = sorted((i for i in range(len(blocks)) if i != first), key=lambda i: -len(wanted & set(tokenize(blocks[i]))))
-    keep, size = {first}, len(blocks[first])
-    for i in scored:
-        if size + len(blocks[i]) > limit:
-            continue
-        keep.add(i)
-        size += len(blocks[i])
-    return "\n\n".join(blocks[i] for i in sorted(keep))
+    tokens = query.focus_tokens or query.lexical_tokens
+    if query.english_tokens:  # a Chinese question meets an English section through its English view
+        tokens = tuple(tokens) + tuple(query.english_tokens)
+    scores = block_scores(blocks, tokens, scorer(blocks) if scorer and len(blocks) > 1 else None)
+    return "\n\n".join(blocks[i] for i in select(blocks, scores, limit))
 
 
-def _doc_body(hit: Hit, query: Query, lang: Lang, n: int) -> list[str]:
+def _doc_body(hit: Hit, query: Query, lang: Lang, n: int, scorer: BlockScorer | None) -> list[str]:
     label = LABELS[lang]["from_docs"]
-    return [f"**{label}: {hit.chunk.title}** [{n}]", "", _cite(_excerpt(hit.chunk.data["body"], query, _DOC_EXCERPT_CHARS), n)]
+    excerpt = _excerpt(hit.chunk.data["body"], query, _DOC_EXCERPT_CHARS, keep_opening=False, scorer=scorer)
+    return [f"**{label}: {hit.chunk.title}** [{n}]", "", _cite(excerpt, n)]
 
 
 def _qa_body(hit: Hit, lang: Lang, n: int) -> list[str]:
@@ -107,29 +112,84 @@ def _issue_body(hit: Hit, lang: Lang, n: int, citations: list[Citation]) -> list
     return lines
 
 
-def _body(hit: Hit, query: Query, lang: Lang, n: int, citations: list[Citation] | None = None) -> list[str]:
-    if hit.chunk.kind == "issue":
-        return _issue_body(hit, lang, n, citations if citations is not None else [])
-    if hit.chunk.kind == "entry":
-        return _entry_body(hit.chunk.data, lang, n)
-    if hit.chunk.kind == "qa":
-        return _qa_body(hit, lang, n)
-    return _doc_body(hit, query, lang, n)
-
-
-def _display_title(chunk) -> str:
+def _display_title(chunk: Chunk) -> str:
     """The title, with "(part 2/3)" for a later part of a long section."""
     part, parts = chunk.data.get("part", 1), chunk.data.get("parts", 1)
     return f"{chunk.title} (part {part}/{parts})" if chunk.kind == "doc" and parts > 1 else chunk.title
 
 
-def abstain(query: Query, hits: list[Hit]) -> Answer:
+@dataclass(frozen=True)
+class Plan:
+    """What the answer is made of: the source that answers, and the known problems it is not."""
+
+    primary: Hit | None
+    applicability: Applicability  # of the primary (no checks for docs and Q&A)
+    ruled_out: tuple[tuple[Hit, Applicability], ...]  # entries above the primary that the setup contradicts
+    related: tuple[Hit, ...]
+
+
+def assess_hit(hit: Hit, setup: UserSetup, text: str) -> Applicability:
+    entry = hit.chunk.entry
+    return assess(entry, setup, text) if entry is not None else Applicability()
+
+
+def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup | None = None) -> Plan:
+    """The first source over the evidence bar that the user's setup does not rule out answers.
+
+    A known problem whose conditions the setup contradicts (another GPU, a fixed release, another
+    symptom) is never the answer: it is named as not applying, and the next source answers, or none.
+    """
+    setup = setup if setup is not None else extract_setup(query.text)
+    primary, primary_app, ruled_out = None, Applicability(), []
+    for h in hits:
+        if h.confidence < min_confidence * _SEE_ALSO_SHARE:
+            continue
+        app = assess_hit(h, setup, query.text)
+        if app.contradicted:  # named even when it only resembles the question: the user learns why it is not it
+            if all(r.chunk.id != h.chunk.id for r, _ in ruled_out):
+                ruled_out.append((h, app))
+            continue
+        if h.confidence < min_confidence:
+            continue
+        primary, primary_app = h, app
+        break
+    related: list[Hit] = []
+    if primary is not None:
+        excluded = {primary.chunk.id} | {h.chunk.id for h, _ in ruled_out}
+        by_source: dict[str, Hit] = {}
+        for h in hits:  # one per section: its best part
+            if h is primary or h.chunk.id in excluded or h.confidence < min_confidence * _SEE_ALSO_SHARE:
+                continue
+            if h.chunk.kind == "entry" and assess_hit(h, setup, query.text).contradicted:
+                continue
+            by_source.setdefault(h.chunk.source, h)
+        related = list(by_source.values())[:_MAX_SEE_ALSO]
+    return Plan(primary, primary_app, tuple(ruled_out[:_MAX_SIMILAR]), tuple(related))
+
+
+def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str]:
+    if not p.ruled_out:
+        return []
+    L = APPLY[lang]
+    lines = [f"**{L['similar_head']}:**"]
+    for h, app in p.ruled_out:
+        n = len(citations) + 1
+        citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
+        needs, have = scope.contradiction(app, lang)
+        lines.append("- " + L["similar"].format(title=h.chunk.entry.title.get(lang), needs=needs, n=n, have=have))
+    return lines + [""]
+
+
+def abstain(query: Query, hits: list[Hit], p: Plan | None = None) -> Answer:
     lang = query.lang
-    lines = [ABSTAIN[lang]]
-    close = hits[:2]
+    citations: list[Citation] = []
+    lines = _ruled_out_lines(p, lang, citations) if p else []
+    lines.append(ABSTAIN[lang])
+    shown = {c.id for c in citations}
+    close = [h for h in hits if h.chunk.id not in shown][:2]
     if close:
         lines += ["", f"{CLOSEST[lang]}:"] + [f"- {h.chunk.title} ({h.chunk.source})" for h in close]
-    return Answer(body="\n".join(lines), abstained=True, language=lang, citations=(), hits=tuple(hits))
+    return Answer(body="\n".join(lines), abstained=True, language=lang, citations=tuple(citations), hits=tuple(hits))
 
 
 def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> list[str]:
@@ -160,46 +220,60 @@ def compose(
     query: Query,
     hits: list[Hit],
     min_confidence: float,
+    setup: UserSetup | None = None,
+    scorer: BlockScorer | None = None,
     findings: Findings | None = None,
     release_check: ReleaseCheck | None = None,
 ) -> Answer:
-    """Answer from the hits that clear the evidence bar and the release's code facts, or abstain.
+    """Answer from the first applicable hit that clears the evidence bar, or abstain with what to collect next.
 
-    With `release_check`, the flags and env vars the curated / documentation text states are checked
-    against the user's release; with a stated version, a curated `fixed_in` at or before it is pointed out.
+    `setup`: the user's setup over the whole conversation (read from `query.text` when not given);
+    `scorer`: the question's similarity to each paragraph of a docs section (lexical only when not given);
+    `findings`: the release's code facts (raise sites, env vars, flags), which can answer on their own;
+    `release_check`: flags and env vars of the answer checked against the user's release, and a curated
+    `fixed_in` at or before the stated version pointed out.
     """
-    good = [h for h in hits if h.confidence >= min_confidence]
-    if not good and not _answers(findings):
-        return abstain(query, hits)
+    p = plan(query, hits, min_confidence, setup)
+    if p.primary is None and not _answers(findings):
+        return abstain(query, hits, p)
     lang = query.lang
+    primary = p.primary
     citations: list[Citation] = []
-    lines: list[str] = []
-    primary = good[0] if good else None
-    if primary is not None:
-        citations.append(Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source))
-        lines = _body(primary, query, lang, 1, citations)
-        stated = findings.stated if findings else None
-        fixed = fixed_in_line(primary.chunk.data.get("fixed_in") if primary.chunk.kind == "entry" else None, stated, lang)
-        checked = checked_lines("\n".join(lines), release_check, lang)
-        lines += [""] * bool(fixed or checked) + ([fixed] if fixed else []) + checked
+    if primary is None:  # the release's code facts answer alone
+        lines = _code(findings, lang, citations)
+        lead = "\n".join(lines)
+        return Answer(
+            body=lead, abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits), lead=lead
+        )
+    citations.append(Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source))
+    if primary.chunk.kind == "entry":
+        lines = _entry_body(primary.chunk.entry, p.applicability, lang, 1)
+    elif primary.chunk.kind == "qa":
+        lines = _qa_body(primary, lang, 1)
+    elif primary.chunk.kind == "issue":  # may cite the issue and its resolution as two sources
+        lines = _issue_body(primary, lang, 1, citations)
+    else:
+        lines = _doc_body(primary, query, lang, 1, scorer)
+    stated = findings.stated if findings else None
+    fixed = fixed_in_line(primary.chunk.entry.fixed_in if primary.chunk.kind == "entry" else None, stated, lang)
+    checked = checked_lines("\n".join(lines), release_check, lang)
+    lines += [""] * bool(fixed or checked) + ([fixed] if fixed else []) + checked
     code = _code(findings, lang, citations)
-    lines += ([""] if lines and code else []) + code
+    lines += ([""] if code else []) + code
+    lead = "\n".join(lines)
     cited = {c.id for c in citations}
-    related = [
-        h for h in hits if h.chunk.id not in cited and h.confidence >= min_confidence * _SEE_ALSO_SHARE
-    ]
-    by_source: dict[str, Hit] = {}
-    for h in related:  # one entry per section: its best part
-        if primary is None or h.chunk.id != primary.chunk.id:
-            by_source.setdefault(h.chunk.source, h)
-    others = list(by_source.values())[:_MAX_SEE_ALSO]
-    if others:
+    if p.ruled_out:  # the known problems it resembles but are not this user's, after the answer
+        lines += [""] + _ruled_out_lines(p, lang, citations)[:-1]
+    related = [h for h in p.related if h.chunk.id not in cited]
+    if related:
         lines += ["", f"**{LABELS[lang]['see_also']}:**"]
-        for h in others:
+        for h in related:
             n = len(citations) + 1
             citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
             lines.append(f"- {_display_title(h.chunk)} [{n}]")
             if h.chunk.kind == "doc":  # the paragraphs of that section closest to the question
                 snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
                 lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
-    return Answer(body="\n".join(lines), abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits))
+    return Answer(
+        body="\n".join(lines), abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits), lead=lead
+    )

@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from assistant.answer.text import LABELS
 from assistant.answer.verify import ABSTAIN_MARKER, UNVERIFIED, ReleaseCheck, Verification, verify
@@ -78,35 +77,28 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def _pick(value: Any, lang: Lang) -> Any:
-    if isinstance(value, dict) and ("en" in value or "zh" in value):
-        return value.get(lang) or value.get("en") or value.get("zh")
-    return value
-
-
 def source_text(chunk: Chunk, lang: Lang) -> str:
     """What the model reads of a source: an entry's fields in the user's language, or a text excerpt."""
-    data = chunk.data
     if chunk.kind == "doc":
-        return _clip(data.get("body", chunk.dense_text), _SOURCE_CHARS)
+        return _clip(chunk.data.get("body", chunk.dense_text), _SOURCE_CHARS)
     if chunk.kind == "qa":
-        return _clip(data.get("answer", chunk.dense_text), _SOURCE_CHARS)
+        return _clip(chunk.data.get("answer", chunk.dense_text), _SOURCE_CHARS)
     if chunk.kind == "issue":
+        data = chunk.data
         parts = [f"Status: {data.get('status')}", data.get("problem", ""), data.get("resolution", "")]
         return _clip("\n".join(p for p in parts if p), _SOURCE_CHARS)
+    entry = chunk.entry
     labels = LABELS[lang]
-    lines = []
-    for key in ("root_cause", "fix"):
-        if _pick(data.get(key), lang):
-            lines.append(f"{labels[key]}: {_pick(data[key], lang)}")
-    workarounds = _pick(data.get("workarounds"), lang) or []
-    lines += [f"{labels['workarounds']}: {w}" for w in workarounds]
-    for key, label in (("affected_versions", "affected"), ("fixed_in", "fixed_in")):
-        if data.get(key):
-            lines.append(f"{labels[label]}: {data[key]}")
-    for key, label in (("hardware", "hardware"), ("models", "models"), ("references", "references")):
-        if data.get(key):
-            lines.append(f"{labels[label]}: {', '.join(map(str, data[key]))}")
+    lines = [
+        f"{labels[key]}: {getattr(entry, key).get(lang)}"
+        for key in ("root_cause", "fix")
+        if getattr(entry, key).get(lang)
+    ]
+    lines += [f"{labels['workarounds']}: {w}" for w in entry.workarounds.get(lang)]
+    lines += [f"{labels['affected']}: {entry.affected_versions}", f"{labels['fixed_in']}: {entry.fixed_in}"]
+    for values, label in ((entry.hardware, "hardware"), (entry.models, "models"), (entry.references, "references")):
+        if values:
+            lines.append(f"{labels[label]}: {', '.join(values)}")
     return _clip("\n".join(lines) or chunk.dense_text, _SOURCE_CHARS * 2)
 
 
@@ -181,6 +173,7 @@ def finish(
         citations=citations,
         hits=tuple(hits),
         notice=notice,
+        written_by="llm",
     )
 
 

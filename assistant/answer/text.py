@@ -68,3 +68,77 @@ ABSTAIN = {
 }
 
 CLOSEST = {"en": "Closest matches (not confident enough to answer from)", "zh": "最接近的条目（置信度不足，仅供参考）"}
+
+# Applicability of a known problem to the user's setup (assistant/answer/applicability.py).
+DETAILS = {
+    "en": {
+        "gpu": "GPU", "version": "vLLM version", "model": "model", "quantization": "quantization",
+        "symptom": "symptom", "error": "error message",
+    },
+    "zh": {
+        "gpu": "GPU", "version": "vLLM 版本", "model": "模型", "quantization": "量化方式",
+        "symptom": "现象", "error": "报错信息",
+    },
+}  # fmt: skip
+FEATURES = {
+    "en": {
+        "speculative": "speculative decoding", "speculative_method": "speculative decoding method",
+        "adaptive_verification": "adaptive verification",
+        "cudagraph_mode": "cudagraph_mode", "eager": "eager mode (--enforce-eager)",
+        "structured_outputs": "structured outputs", "structured_outputs_backend": "structured-outputs backend",
+        "batch_invariant": "VLLM_BATCH_INVARIANT", "deep_gemm": "DeepGEMM kernels",
+    },
+    "zh": {
+        "speculative": "投机解码", "speculative_method": "投机解码方法", "cudagraph_mode": "cudagraph_mode",
+        "adaptive_verification": "自适应验证",
+        "eager": "eager 模式（--enforce-eager）", "structured_outputs": "结构化输出",
+        "structured_outputs_backend": "结构化输出后端", "batch_invariant": "VLLM_BATCH_INVARIANT",
+        "deep_gemm": "DeepGEMM 内核",
+    },
+}  # fmt: skip
+SYMPTOM_NAMES = {
+    "en": {
+        "crash": "a crash with an error", "illegal_memory_access": "a CUDA illegal memory access",
+        "oom": "running out of memory", "hang": "a hang", "wrong_output": "wrong or garbled output",
+        "nondeterministic": "non-deterministic output", "slow": "slowness", "install": "an install or build failure",
+    },
+    "zh": {
+        "crash": "报错崩溃", "illegal_memory_access": "CUDA 非法内存访问", "oom": "显存不足（OOM）", "hang": "卡住无响应",
+        "wrong_output": "输出错误或乱码", "nondeterministic": "输出不确定", "slow": "速度慢", "install": "安装或编译失败",
+    },
+}  # fmt: skip
+ON_OFF = {"en": {"on": "on", "off": "off"}, "zh": {"on": "开启", "off": "关闭"}}
+QUESTIONS = {
+    "en": {
+        "gpu": "Which GPU do you run on?",
+        "version": "Which vLLM version do you run (vllm --version)?",
+        "model": "Which model (checkpoint) do you serve?",
+        "quantization": "Is the model quantized, and with which method?",
+        "feature": "Do you use {feature}?",
+    },
+    "zh": {
+        "gpu": "您使用的是哪款 GPU？",
+        "version": "您的 vLLM 版本是多少（vllm --version）？",
+        "model": "您部署的是哪个模型（checkpoint）？",
+        "quantization": "模型是否量化？用的是哪种量化方法？",
+        "feature": "您是否使用了{feature}？",
+    },
+}
+APPLY = {
+    "en": {
+        "scope": "Applies to",
+        "depends": "Whether this applies depends on",
+        "ask": "To confirm, tell me",
+        "similar_head": "Not the fix here",
+        "similar": "a similar known problem, **{title}**, needs {needs} [{n}]; you have {have}, so its fix is not offered.",
+        "you_have": "you have",
+    },
+    "zh": {
+        "scope": "适用条件",
+        "depends": "是否适用取决于",
+        "ask": "请告诉我",
+        "similar_head": "不适用的已知问题",
+        "similar": "一个相似的已知问题 **{title}** 需要 {needs} [{n}]；而您的情况是 {have}，因此不提供它的解决方法。",
+        "you_have": "您的情况",
+    },
+}

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from assistant.answer.render import plain_text
 from assistant.eval.baselines import System
@@ -23,6 +24,7 @@ from assistant.eval.metrics import (
     percentile,
     retrieval_scores,
 )
+from assistant.eval.split import is_held_out
 from assistant.index.embedder import apply_torch_threads
 from assistant.models import Answer, Chunk
 from assistant.service import Assistant
@@ -32,6 +34,7 @@ DEFAULT_DOCS_DIR = REPO_ROOT.parent / "shared" / "vllm-docs"
 DEFAULT_INDEX_DIR = REPO_ROOT / ".index" / "eval"
 
 Progress = Callable[[str], None]
+Split = Literal["all", "held_out", "fitting"]
 
 
 def eval_settings(settings: Settings, index_dir: Path | None = None) -> Settings:
@@ -95,8 +98,8 @@ def run_system(
         result = Result(item=item, system=system.name, answer=answer, latency_ms=elapsed, cpu_ms=cpu_ms)
         result.ranked = judged_ids([h.chunk for h in answer.hits], item.relevant)
         text = plain_text(answer)  # graded as a user reads it (`ask` output, the JSON `answer`)
-        if item.answerable:
-            result.facts = key_fact_recall(text, answer.abstained, item.key_facts)
+        if item.answerable:  # scored on what answers, not on the related reading listed under it
+            result.facts = key_fact_recall(answer.lead or text, answer.abstained, item.key_facts)
         if not answer.abstained:
             check = check_citations(text, {c.n: lookup(c.id) for c in answer.citations})
             result.citations_valid, result.citation_problems = check.valid, check.problems
@@ -124,6 +127,7 @@ METRIC_COLUMNS = [
     ("abstain_precision", "abstain P"),
     ("abstain_recall", "abstain R"),
     ("abstain_accuracy", "abstain acc"),
+    ("false_abstention", "false abstentions"),
     ("wrong_fix_rate", "wrong-fix rate"),
     ("p50_ms", "p50 ms"),
     ("p95_ms", "p95 ms"),
@@ -148,6 +152,12 @@ def summarize(results: Sequence[Result], set_name: str, system: str) -> Row:
         m["abstain_precision"], m["abstain_recall"], m["abstain_accuracy"] = a.precision, a.recall, a.accuracy
     else:
         m["abstain_precision"] = m["abstain_recall"] = m["abstain_accuracy"] = float("nan")
+    m["false_abstention"] = mean(1.0 if r.answer.abstained else 0.0 for r in answerable)
+    # The LLM backend: answers it wrote (verified) vs extractive fallbacks, and citation validity of its own.
+    llm = [r for r in answered if r.answer.written_by == "llm"]
+    m["llm_written"] = float(len(llm))
+    m["llm_fallbacks"] = float(len(answered) - len(llm))
+    m["llm_citation_validity"] = mean(1.0 if r.citations_valid else 0.0 for r in llm)
     m["wrong_fix_rate"] = mean(1.0 if r.wrong_fix else 0.0 for r in near)
     latencies = [r.latency_ms for r in results]
     m["p50_ms"], m["p95_ms"] = percentile(latencies, 50), percentile(latencies, 95)
@@ -231,8 +241,13 @@ def run_eval(
     sets_dir: Path | None = None,
     progress: Progress = lambda _m: None,
     assistant: Assistant | None = None,
+    split: Split = "all",
 ) -> EvalRun:
-    """Build/update the eval index, run every system over the chosen sets, and score them."""
+    """Build/update the eval index, run every system over the chosen sets, and score them.
+
+    `split`: every query, only the held-out ones (the CI gate's: never used to fit the evidence model), or
+    only those the fit uses (`assistant/eval/split.py`).
+    """
     import platform
 
     from assistant.eval.baselines import check_system_names, make_systems
@@ -240,7 +255,7 @@ def run_eval(
 
     check_system_names(list(system_names))
     sets = load_sets(list(set_names), sets_dir or DEFAULT_SETS_DIR)
-    items = [item for name in set_names for item in sets[name]]
+    items = [item for name in set_names for item in sets[name] if split == "all" or is_held_out(item) == (split == "held_out")]
     if assistant is None:
         if not docs_dir.is_dir():
             from assistant.errors import ConfigError
@@ -261,6 +276,7 @@ def run_eval(
         "min_confidence": settings.min_confidence,
         "top_k": settings.top_k,
         "torch_threads": threads,
+        "split": split,
         "load_avg": round(os.getloadavg()[0], 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, Python {platform.python_version()}",
     }
@@ -273,6 +289,78 @@ def release_section(path: Path = REPO_ROOT / "eval" / "release" / "results.md") 
         return []
     table = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("|")]
     return ["", "## Raise sites in vLLM's own source", "", *table, "", "Details and misses: [release/results.md](release/results.md)."]
+
+
+def paired_chinese(results: Sequence[Result], system: str) -> dict[str, float] | None:
+    """hit@3 of each Chinese rendering (docs_zh) beside its English twin's (docs), over the pairs both ran."""
+    twins = {r.item.id: r for r in results if r.system == system and r.item.set == "docs"}
+    pairs = [(r, twins[r.item.pair]) for r in results if r.system == system and r.item.set == "docs_zh" and r.item.pair in twins]
+    if not pairs:
+        return None
+    return {
+        "n": float(len(pairs)),
+        "zh_hit@3": mean(z.retrieval.get("hit@3", 0.0) for z, _ in pairs),
+        "en_hit@3": mean(e.retrieval.get("hit@3", 0.0) for _, e in pairs),
+        "zh_hit@1": mean(z.retrieval.get("hit@1", 0.0) for z, _ in pairs),
+        "en_hit@1": mean(e.retrieval.get("hit@1", 0.0) for _, e in pairs),
+    }
+
+
+def _paired_lines(run: EvalRun) -> list[str]:
+    rows = [(s, paired_chinese(run.results, s)) for s in run.systems]
+    rows = [(s, p) for s, p in rows if p]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## Chinese paired set",
+        "",
+        "Each `docs_zh` question is a Chinese rendering of a `docs` question with the same expected sources.",
+        "",
+        "| system | pairs | zh hit@1 | en hit@1 | zh hit@3 | en hit@3 | zh − en hit@3 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s, p in rows:
+        lines.append(
+            f"| {s} | {p['n']:.0f} | {p['zh_hit@1']:.3f} | {p['en_hit@1']:.3f} | {p['zh_hit@3']:.3f} | "
+            f"{p['en_hit@3']:.3f} | {p['zh_hit@3'] - p['en_hit@3']:+.3f} |"
+        )
+    return lines
+
+
+def _llm_lines(run: EvalRun) -> list[str]:
+    if run.meta.get("answer_backend") != "openai":
+        return []
+    row = next((r for r in run.rows if r.set == "all" and r.system == "full"), None) or next(
+        (r for r in run.rows if r.system == "full"), None
+    )
+    if row is None:
+        return []
+    m = row.metrics
+    return [
+        "",
+        "## LLM backend",
+        "",
+        f"Answered (not abstained): {m['llm_written'] + m['llm_fallbacks']:.0f}; written by the LLM and verified: "
+        f"{m['llm_written']:.0f}; extractive fallbacks (LLM unreachable, slow, abstaining or failing verification): "
+        f"{m['llm_fallbacks']:.0f}. Citation validity over the answers the LLM wrote: "
+        f"{_fmt('llm_citation_validity', m['llm_citation_validity'])} (the `citation validity` column counts the "
+        "fallbacks too).",
+    ]
+
+
+def _split_note(split: str) -> str:
+    if split == "held_out":
+        return (
+            "the held-out split only (`assistant/eval/split.py`: one question in three, and every near-miss), which "
+            "the evidence model and the threshold were never fitted on (see [calibration.md](calibration.md))."
+        )
+    if split == "fitting":
+        return "the fitting split only: the questions `eval/calibrate.py` fits on (in-sample numbers)."
+    return (
+        "every query. Two thirds of the answerable and negative questions are the evidence model's fitting side "
+        "(in-sample there); see the held-out rows in [calibration.md](calibration.md) and the gate."
+    )
 
 
 def render_markdown(run: EvalRun, command: str) -> str:
@@ -292,9 +380,16 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh), citation validity "
         "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
-        "wrong-fix rate over near-misses, latency over every query. Baselines never abstain unless nothing is retrieved.",
+        "wrong-fix rate over near-misses, latency over every query. Baselines never abstain unless nothing is retrieved. "
+        "Key-fact recall is scored on the answer's lead (the answering source's passage), not on the related sections "
+        "listed under it. `false abstentions`: answerable questions abstained on.",
+        "",
+        f"Queries: {_split_note(run.meta.get('split', 'all'))}",
     ]
     lines += release_section()
+
+
+    lines += _paired_lines(run) + _llm_lines(run)
     for system in run.systems:
         failures = failure_lines(run.results, system)
         lines += ["", f"## Failures: {system} ({len(failures)})", ""]
@@ -302,11 +397,11 @@ def render_markdown(run: EvalRun, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(run: EvalRun, out_dir: Path, command: str) -> tuple[Path, Path]:
+def write_results(run: EvalRun, out_dir: Path, command: str, stem: str = "results") -> tuple[Path, Path]:
     import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    md, js = out_dir / "results.md", out_dir / "results.json"
+    md, js = out_dir / f"{stem}.md", out_dir / f"{stem}.json"
     md.write_text(render_markdown(run, command), encoding="utf-8")
     payload = {
         "command": command,

@@ -5,65 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
+from assistant.entry import Entry
 from assistant.errors import LoadError
 from assistant.models import Chunk
 from assistant.text.glossary import english_view
-
-
-class Localized(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    en: str = ""
-    zh: str = ""
-
-    def get(self, lang: str) -> str:
-        return (self.zh if lang == "zh" else self.en) or self.en or self.zh
-
-
-class LocalizedList(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    en: list[str] = Field(default_factory=list)
-    zh: list[str] = Field(default_factory=list)
-
-    def get(self, lang: str) -> list[str]:
-        return (self.zh if lang == "zh" else self.en) or self.en or self.zh
-
-
-class Original(BaseModel):
-    language: str
-    question: str
-    answer: str
-
-
-class Entry(BaseModel):
-    """A known problem. Every field is what its `source` says, nothing more."""
-
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{2,120}$")
-    title: Localized
-    question: Localized = Field(default_factory=Localized)
-    symptoms: LocalizedList = Field(default_factory=LocalizedList)
-    error_strings: list[str] = Field(default_factory=list)
-    root_cause: Localized
-    fix: Localized
-    workarounds: LocalizedList = Field(default_factory=LocalizedList)
-    affected_versions: str = "unknown"
-    fixed_in: str = "unknown"
-    hardware: list[str] = Field(default_factory=list)
-    models: list[str] = Field(default_factory=list)
-    flags: list[str] = Field(default_factory=list)
-    env_vars: list[str] = Field(default_factory=list)
-    references: list[str] = Field(default_factory=list)
-    source: str = Field(min_length=1)
-    original: Original | None = None
-
-    @field_validator("title", "root_cause", "fix")
-    @classmethod
-    def _non_empty(cls, v: Localized) -> Localized:
-        if not (v.en.strip() or v.zh.strip()):
-            raise ValueError("needs text in at least one language")
-        return v
 
 
 def parse_entry(text: str, path: str) -> Entry:

@@ -18,6 +18,8 @@ from assistant.settings import Settings
 log = logging.getLogger(__name__)
 
 _REVISION_CHECK_SECONDS = 5.0
+# Channel weights in fusion, per question language (see `search`).
+WEIGHTS = {"en": {"dense": 0.5, "lexical": 0.5}, "zh": {"dense": 0.35, "lexical": 0.65}}
 
 
 class Retriever:
@@ -85,8 +87,7 @@ class Retriever:
             if cid not in bm25 and cid in lexical.position:
                 bm25[cid] = float(bm25_all[lexical.position[cid]])
         # The embedding model reads English only: a Chinese question leans on the lexical side.
-        weights = {"dense": 0.35, "lexical": 0.65} if query.lang == "zh" else {"dense": 0.5, "lexical": 0.5}
-        fused = relative_score_fusion({"dense": cos, "lexical": bm25}, weights)
+        fused = relative_score_fusion({"dense": cos, "lexical": bm25}, WEIGHTS[query.lang])
         # A Chinese question is measured on its own words and on its English view (English chunks
         # cannot contain its Chinese words); the better view counts.
         views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]

@@ -52,6 +52,38 @@ GLOSSARY: dict[str, str] = {
     "张量并行": "tensor parallelism", "流水线并行": "pipeline parallelism", "数据并行": "data parallelism",
     "专家并行": "expert parallelism", "通信": "communication NCCL", "网络": "network", "网卡": "network interface",
     "多进程": "multiprocessing", "进程": "process", "显卡": "GPU", "多模态": "multimodal", "图片": "image",
+    "节点": "node", "单机": "single node", "机器": "machine node", "切分": "split shard", "拆分": "split",
+    "整除": "divisible", "除不尽": "not divisible", "注意力头": "attention heads", "头数": "number of heads",
+    "英伟达": "NVIDIA", "昇腾": "Ascend NPU", "容器": "container docker", "镜像": "image docker image",
+    # progress, waiting, responses
+    "卡在": "stuck hang", "停在": "stuck at hang", "不动": "stuck no progress", "没反应": "no response hang",
+    "没有反应": "no response hang", "进度": "progress", "没进度": "no progress", "没有进度": "no progress",
+    "等待": "waiting", "一直": "keeps always", "响应": "response", "返回": "return returns",
+    # downloads, files, places
+    "本地": "local locally", "离线": "offline", "在线": "online", "下载过": "downloaded cached", "文件": "file",
+    "路径": "path", "目录": "directory", "端口": "port", "接口": "API endpoint", "客户端": "client", "服务端": "server",
+    # variation between runs
+    "波动": "variance fluctuation", "差别": "difference differ", "差异": "difference differ", "区别": "difference",
+    "细微": "slight small", "每次": "each run every time", "稳定": "stable", "不稳定": "unstable",
+    "随机": "random", "偶尔": "sometimes intermittent", "偶发": "intermittent", "有时": "sometimes",
+    # constraining and formatting output
+    "选项": "choices options", "限制": "limit constrain restrict", "约束": "constrain constraint", "固定": "fixed",
+    "格式": "format", "正则": "regex", "截断": "truncated truncate", "停止": "stop", "生成": "generate generation",
+    "流式": "streaming stream", "提示词": "prompt", "系统提示": "system prompt", "长文本": "long context",
+    "最大长度": "max length max model len", "上下文窗口": "context window",
+    # checking and working around
+    "测试": "test", "检查": "check", "测一下": "test check", "排查": "troubleshoot debug", "诊断": "diagnose",
+    "正常": "normal works", "绕过": "workaround bypass", "规避": "workaround avoid", "临时": "temporary workaround",
+    "解决": "fix solve", "设置": "set setting", "开启": "enable enabled", "关闭": "disable disabled", "禁用": "disable",
+    "启用": "enable", "默认": "default", "支持": "support supported",
+    # memory and capacity
+    "占用": "usage", "利用率": "utilization", "分配": "allocate allocation", "预留": "reserve", "块": "blocks",
+    "容量": "capacity", "不够": "not enough insufficient", "太大": "too large", "太长": "too long",
+    # models and tasks
+    "嵌入": "embedding", "向量": "embedding vector", "重排": "rerank reranker", "分类": "classification",
+    "微调": "fine-tune fine-tuned", "适配器": "adapter", "视觉": "vision", "视频": "video", "音频": "audio",
+    "首字延迟": "time to first token TTFT", "预热": "warmup", "加速": "speedup faster", "指标": "metrics",
+    "监控": "monitoring", "批量": "batch", "调用": "call",
 }
 
 _KEYS = sorted(GLOSSARY, key=len, reverse=True)

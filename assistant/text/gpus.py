@@ -1,4 +1,4 @@
-"""GPU model → architecture and SM version, so "A100" meets an entry written for "SM80".
+"""GPU model → architecture and SM version (AMD: gfx target), so "A100" meets an entry written for "SM80".
 
 Users name the card they have; known problems are often reported per architecture or compute
 capability. Values are NVIDIA's published compute capabilities.
@@ -19,6 +19,10 @@ _TABLE: list[tuple[re.Pattern[str], str, str]] = [
         (r"^(H100|H200|H800|H20|GH200)$", "Hopper", "SM90"),
         (r"^(B200|GB200|B100)$", "Blackwell", "SM100"),
         (r"^(RTX\s?50\d0|RTX\s?PRO\s?6000)", "Blackwell", "SM120"),
+        # AMD Instinct: LLVM gfx targets (AMD's ROCm GPU support tables)
+        (r"^MI3(00|25)[XA]?$", "CDNA3", "gfx942"),
+        (r"^MI35[05]X?$", "CDNA4", "gfx950"),
+        (r"^MI2(10|50)X?$", "CDNA2", "gfx90a"),
     ]
 ]
 _SM = re.compile(r"^sm_?(\d{2,3})[a-z]?$", re.IGNORECASE)

@@ -18,7 +18,9 @@ def _entry(cid: str, confidence: float, fix: str = "Upgrade to a build with PR #
         origin=f"corpus/entries/{cid}.yaml",
         dense_text="AWQ batch invariance on SM80",
         lexical_text="AWQ batch invariance",
-        data={
+        data={  # a curated entry's fields (`assistant.entry.Entry`)
+            "id": f"entry-{cid}",
+            "source": f"corpus/entries/{cid}.yaml",
             "title": {"en": f"Title {cid}", "zh": f"标题 {cid}"},
             "root_cause": {
                 "en": "The AWQ matmul bypasses the batch-invariant override.",

@@ -23,3 +23,11 @@ from assistant.text.gpus import gpu_terms
 )
 def test_gpu_names_map_to_architecture_and_sm(name, terms):
     assert gpu_terms(name) == terms
+
+
+@pytest.mark.parametrize(
+    "name, terms",
+    [("MI300X", ["CDNA3", "gfx942"]), ("MI325X", ["CDNA3", "gfx942"]), ("MI250X", ["CDNA2", "gfx90a"])],
+)
+def test_amd_instinct_maps_to_its_gfx_target(name, terms):
+    assert gpu_terms(name) == terms

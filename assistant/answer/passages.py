@@ -1,0 +1,66 @@
+"""Which paragraphs of a documentation section address the question (pure, given block similarities).
+
+A docs section is often long and about several things; its first paragraph is usually an
+introduction. The answer leads with the paragraph that addresses the user's problem: scored by the
+meaning of the question (the query embedding against each paragraph, supplied by the caller) and by
+the question's words found in it, with a code block or a table read together with the sentence that
+introduces it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from assistant.text.tokenize import tokenize
+
+# Dense similarity of the question to each block: supplied by the caller (the embedding model).
+BlockScorer = Callable[[Sequence[str]], Sequence[float]]
+
+_DENSE_WEIGHT = 0.6  # meaning counts more than shared words; shared words break ties and catch flags
+
+
+def _overlap(block: str, wanted: frozenset[str]) -> float:
+    if not wanted:
+        return 0.0
+    return len(wanted & set(tokenize(block))) / len(wanted)
+
+
+def _is_code_or_table(block: str) -> bool:
+    head = block.lstrip()
+    return head.startswith(("```", "~~~", "|")) or all(ln.startswith("    ") for ln in block.split("\n") if ln.strip())
+
+
+def block_scores(blocks: Sequence[str], query_tokens: Sequence[str], dense: Sequence[float] | None) -> list[float]:
+    """A 0..1 score per block: dense similarity min-max scaled over the section, plus the share of question words."""
+    wanted = frozenset(t for t in query_tokens if len(t) > 1 and not t.isdigit())
+    lexical = [_overlap(b, wanted) for b in blocks]
+    if not dense:
+        return lexical
+    lo, hi = min(dense), max(dense)
+    scaled = [(d - lo) / (hi - lo) if hi > lo else 1.0 for d in dense]
+    return [_DENSE_WEIGHT * d + (1 - _DENSE_WEIGHT) * x for d, x in zip(scaled, lexical)]
+
+
+def select(blocks: Sequence[str], scores: Sequence[float], limit: int) -> list[int]:
+    """Block indices to show, the best first; then the others that fit, in page order.
+
+    A code block or table that scores best brings the paragraph before it (what the code is for).
+    """
+    if not blocks:
+        return []
+    best = max(range(len(blocks)), key=lambda i: (scores[i], -i))
+    lead = [best]
+    if _is_code_or_table(blocks[best]) and best > 0 and not _is_code_or_table(blocks[best - 1]):
+        lead = [best - 1, best]
+    elif best + 1 < len(blocks) and _is_code_or_table(blocks[best + 1]):
+        lead = [best, best + 1]  # "run this:" and the command
+    size = sum(len(blocks[i]) for i in lead)
+    rest = []
+    for i in sorted(range(len(blocks)), key=lambda i: -scores[i]):
+        if i in lead or size + len(blocks[i]) > limit:
+            continue
+        if scores[i] <= 0 and rest:
+            break
+        rest.append(i)
+        size += len(blocks[i])
+    return lead + sorted(rest)

@@ -1,0 +1,77 @@
+"""The extractive answer against the user's setup: a ruled-out entry is named, never the fix; unknowns are asked."""
+
+from pathlib import Path
+
+from assistant.answer.extractive import compose
+from assistant.ingest.entries import load_entry_file
+from assistant.models import Chunk, Hit
+from assistant.retrieval.query import analyze
+from assistant.settings import REPO_ROOT
+
+AWQ = REPO_ROOT / "corpus/entries/awq-batch-invariance-sm80.yaml"
+
+
+def _entry_hit(path: Path, confidence: float = 0.9) -> Hit:
+    chunk = load_entry_file(path.read_text(encoding="utf-8"), path, str(path.relative_to(REPO_ROOT)))[0]
+    return Hit(chunk=chunk, score=1.0, confidence=confidence)
+
+
+def _doc_hit(body: str, confidence: float = 0.8) -> Hit:
+    chunk = Chunk(
+        id="docs/features/batch_invariance.md#hardware-requirements",
+        kind="doc",
+        title="Batch Invariance › Hardware Requirements",
+        source="docs/features/batch_invariance.md#hardware-requirements",
+        origin="docs/features/batch_invariance.md",
+        dense_text=body,
+        lexical_text=body,
+        data={"body": body},
+    )
+    return Hit(chunk=chunk, score=0.8, confidence=confidence)
+
+
+DOC = "Batch invariance needs NVIDIA GPUs with compute capability 8.0 or higher."
+
+
+def test_a_contradicted_entry_is_named_after_the_answer_from_the_next_source():
+    answer = compose(
+        analyze("VLLM_BATCH_INVARIANT=1 on a V100, outputs still differ"), [_entry_hit(AWQ), _doc_hit(DOC)], 0.5
+    )
+    assert [c.id for c in answer.citations] == [
+        "docs/features/batch_invariance.md#hardware-requirements",
+        "awq-batch-invariance-sm80",
+    ]
+    assert "compute capability 8.0" in answer.lead and "60479" not in answer.body
+    ruled_out = next(line for line in answer.body.splitlines() if "SM80, SM86, SM89" in line)
+    assert "V100 (SM70)" in ruled_out and "[2]" in ruled_out
+
+
+def test_with_nothing_else_to_answer_from_it_abstains_and_says_why():
+    answer = compose(analyze("A100 上 AWQ 模型吞吐很低"), [_entry_hit(AWQ)], 0.5)
+    assert answer.abstained and "60479" not in answer.body
+    assert "速度慢" in answer.body and "输出不确定" in answer.body  # what it needs, what the user has
+
+
+def test_an_unknown_deciding_condition_is_asked_for_beside_the_fix():
+    answer = compose(
+        analyze("VLLM_BATCH_INVARIANT=1 with an AWQ model: logprobs differ with the batch size"), [_entry_hit(AWQ)], 0.5
+    )
+    assert answer.citations[0].id == "awq-batch-invariance-sm80" and "--enforce-eager" in answer.lead
+    assert "Which GPU do you run on?" in answer.body and "GPU SM80, SM86, SM89" in answer.body
+
+
+def test_a_matching_setup_gets_the_fix_without_questions():
+    q = "VLLM_BATCH_INVARIANT=1, Qwen3-8B-AWQ on an RTX 3090: logprobs differ with the batch size"
+    answer = compose(analyze(q), [_entry_hit(AWQ)], 0.5)
+    assert answer.citations[0].id == "awq-batch-invariance-sm80" and "Which GPU" not in answer.body
+
+
+def test_the_docs_lead_is_the_paragraph_that_addresses_the_question():
+    body = "\n\n".join(
+        ["Multi-modal inputs are cached; set the size with --mm-processor-cache-gb. " * 3,
+         "If startup fails with 'No available memory for the cache blocks', raise --gpu-memory-utilization.",
+         "Logging is configured elsewhere. " * 40]
+    )  # fmt: skip
+    answer = compose(analyze("ValueError: No available memory for the cache blocks"), [_doc_hit(body)], 0.5)
+    first = answer.lead.split("\n\n")[1]
+    assert first.startswith("If startup fails"), answer.lead

@@ -1,0 +1,29 @@
+"""The held-out split is deterministic, keeps twins together, holds out every near-miss, and is about a third."""
+
+from assistant.eval.dataset import Item, load_sets
+from assistant.eval.split import fold_of, is_held_out
+
+
+def _item(id_: str, expect: str = "answer", pair: str | None = None) -> Item:
+    return Item(id=id_, set="docs", query="q", lang="en", expect=expect, pair=pair)
+
+
+def test_same_answer_every_time_and_twins_on_one_side():
+    ids = [f"doc-{i:02d}" for i in range(60)]
+    assert [is_held_out(_item(i)) for i in ids] == [is_held_out(_item(i)) for i in ids]
+    for i in ids:
+        twin = _item("zh-" + i, pair=i)
+        assert is_held_out(twin) == is_held_out(_item(i)) == is_held_out(_item(i, pair="zh-" + i))
+        assert fold_of(twin) == fold_of(_item(i))
+
+
+def test_every_near_miss_is_held_out():
+    assert all(is_held_out(_item(f"near-{i}", expect="not_fix")) for i in range(50))
+
+
+def test_the_real_sets_hold_out_about_a_third_of_each_fitted_set():
+    for name, items in load_sets("all").items():
+        if name == "near_miss":
+            continue
+        share = sum(map(is_held_out, items)) / len(items)
+        assert 0.15 <= share <= 0.5, f"{name}: {share:.2f} held out"

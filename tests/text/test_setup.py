@@ -1,0 +1,109 @@
+"""The user's setup read from English and Chinese questions, pastes and follow-up turns."""
+
+import pytest
+
+from assistant.text.setup import conversation_setup, extract_setup
+
+
+def test_versions_gpus_models_and_quantization_from_a_paste():
+    s = extract_setup(
+        "GPU: NVIDIA A100-SXM4-80GB, vllm 0.27.1\n"
+        "$ VLLM_BATCH_INVARIANT=1 vllm serve hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 -tp 2\n"
+        "INFO [model.py:547] Resolved architecture: LlamaForCausalLM, with some optimizations disabled"
+    )
+    assert s.vllm_version == "0.27.1"
+    assert [(g.name, g.sms) for g in s.gpus] == [("A100", ("SM80",))]
+    assert s.models == ("hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4",)  # not the class, not "optimizations"
+    assert s.families == ("llama3.1",)
+    assert set(s.quantization) == {"awq", "int4"}
+    assert s.features.batch_invariant is True
+    assert s.features.tensor_parallel == 2
+
+
+@pytest.mark.parametrize(
+    "text, version",
+    [
+        ("vLLM API server version 0.26.0", "0.26.0"),
+        ("pip install vllm==0.20.1", "0.20.1"),
+        ("我们用的 vllm 版本是 0.31.0", "0.31.0"),
+        ("on vLLM v0.21.0 with torch 2.13.0", "0.21.0"),
+        ("torch 2.13.0, CUDA 12.8, python 3.12", None),
+        ("running the nightly build", "nightly"),
+        ("xgrammar 0.1.25 crashes", None),
+    ],
+)
+def test_vllm_version_is_told_apart_from_other_packages(text, version):
+    assert extract_setup(text).vllm_version == version
+
+
+@pytest.mark.parametrize(
+    "text, sms",
+    [
+        ("on our old V100 cluster", ("SM70",)),
+        ("卡是 L40S", ("SM89",)),
+        ("Qwen3-8B-AWQ 在 3090 上输出全是感叹号", ("SM86",)),
+        ("RTX PRO 6000 Blackwell", ("SM120",)),
+        ("a Blackwell box", ("SM100", "SM120")),
+        ("MI300X", ("gfx942",)),
+    ],
+)
+def test_gpu_names_become_sm_codes(text, sms):
+    assert extract_setup(text).sms == sms
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("CUDA error: an illegal memory access was encountered", {"illegal_memory_access"}),
+        ("torch.OutOfMemoryError: CUDA out of memory while allocating the KV cache", {"oom"}),
+        ("vllm serve has been stuck at 'Loading model' for 20 minutes", {"hang"}),
+        ("the output is garbled, token loops like *75*75*75", {"wrong_output"}),
+        ("same prompt gives different logprobs depending on the batch", {"nondeterministic"}),
+        ("My AWQ model is slow, throughput is way lower than FP16", {"slow"}),
+        ("pip install vllm fails: failed to build wheel", {"install"}),
+        ("RuntimeError: not home_path.empty()", {"crash"}),
+        ("A100 上 AWQ 模型吞吐很低", {"slow"}),
+        ("输出全是乱码", {"wrong_output"}),
+        ("启动就报错崩溃", {"crash"}),
+        ("显存不足，OOM 了", {"oom"}),
+        ("Structured outputs returns invalid JSON. No crash, the server keeps running.", {"wrong_output"}),
+    ],
+)
+def test_symptom_classes_in_english_and_chinese(text, expected):
+    assert set(extract_setup(text).symptoms) == expected
+
+
+def test_features_on_off_and_unmentioned():
+    on = extract_setup(
+        '--speculative-config \'{"method":"dspark","num_speculative_tokens":5}\' '
+        '--compilation-config \'{"cudagraph_mode":"FULL_AND_PIECEWISE"}\' structured outputs with guidance'
+    ).features
+    assert (on.speculative, on.speculative_method, on.cudagraph_mode) == (True, "dspark", "FULL_AND_PIECEWISE")
+    assert (on.structured_outputs, on.structured_outputs_backend) == (True, "guidance")
+    assert on.eager is None and on.batch_invariant is None
+
+    off = extract_setup("no speculative decoding, no structured outputs involved, with --enforce-eager").features
+    assert (off.speculative, off.structured_outputs, off.eager, off.cudagraph_mode) == (False, False, True, "NONE")
+    zh = extract_setup("没开投机解码，--tool-call-parser 用的是 hermes").features
+    assert zh.speculative is False
+
+
+def test_a_planned_change_is_not_the_current_setting():
+    s = extract_setup("Is it safe to switch cudagraph_mode to FULL_DECODE_ONLY with DSpark?")
+    assert s.features.cudagraph_mode is None
+    assert s.features.speculative_method == "dspark"
+
+
+def test_unquantized_only_when_no_method_is_named():
+    assert extract_setup("the bf16 Qwen3-8B is fine").quantization == ("none",)
+    assert extract_setup("bf16 is fine but the AWQ version differs").quantization == ("awq",)
+    assert extract_setup("Qwen3-8B differs").quantization == ()
+
+
+def test_the_conversation_adds_up_later_turns_override():
+    s = conversation_setup("A100", ["VLLM_BATCH_INVARIANT=1 with an AWQ model on vLLM 0.27.1, outputs differ"])
+    assert s.sms == ("SM80",)
+    assert s.vllm_version == "0.27.1" and s.quantization == ("awq",)
+    assert s.symptoms == ("nondeterministic",)  # the follow-up names none: the earlier turn's stays
+    again = conversation_setup("and on an H100?", ["crash on an A100"])
+    assert again.sms == ("SM90",)
