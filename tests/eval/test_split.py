@@ -21,9 +21,10 @@ def test_every_near_miss_is_held_out():
     assert all(is_held_out(_item(f"near-{i}", expect="not_fix")) for i in range(50))
 
 
-def test_the_real_sets_hold_out_about_a_third_of_each_fitted_set():
-    for name, items in load_sets("all").items():
-        if name == "near_miss":
-            continue
-        share = sum(map(is_held_out, items)) / len(items)
-        assert 0.15 <= share <= 0.5, f"{name}: {share:.2f} held out"
+def test_the_real_sets_hold_out_about_a_third():
+    fitted = [i for name, items in load_sets("all").items() if name != "near_miss" for i in items]
+    share = sum(map(is_held_out, fitted)) / len(fitted)
+    assert 0.25 <= share <= 0.42, f"{share:.2f} held out"
+    for name, items in load_sets("all").items():  # each set on both sides (a hash, so not exactly a third)
+        if name != "near_miss":
+            assert 0 < sum(map(is_held_out, items)) < len(items), name
