@@ -45,8 +45,8 @@ def test_any_text_is_answered_or_rejected_as_input(corpus_assistant, text: str) 
     except InputError as exc:
         assert "question" in str(exc)
         return
-    assert isinstance(answer, Answer) and answer.text
-    answer.text.encode("utf-8")  # whatever came in, what goes out can be sent
+    assert isinstance(answer, Answer) and answer.body
+    answer.body.encode("utf-8")  # whatever came in, what goes out can be sent
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
