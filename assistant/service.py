@@ -36,7 +36,7 @@ def validate_question(question: object, max_chars: int) -> str:
         raise InputError(f"the question must be a string, got {type(question).__name__}")
     text = clean_text(question).strip()
     if not text:
-        raise InputError("the question is empty: paste an error message, a traceback or describe the problem")
+        raise InputError("the question is empty: paste the error message, a traceback or describe the problem")
     if len(text) > max_chars:
         raise InputError(f"the question is {len(text)} characters long; the limit is {max_chars} (keep the key lines)")
     if not has_words(text):
