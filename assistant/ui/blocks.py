@@ -21,7 +21,7 @@ EXAMPLES = [
 ]
 
 _CSS = "#status, #facts, #sources {min-height: 2em}"
-_AUTO_VERSION = "as the question states"
+AUTO_VERSION = "as the question states"
 
 
 def release_choices(tracked: TrackedAssistant) -> list[str]:
@@ -37,7 +37,7 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
 
     def respond(question: str, messages: list[dict], vllm_version: str | None = None) -> Iterator[tuple]:
         messages = list(messages or [])
-        version = None if not vllm_version or vllm_version == _AUTO_VERSION else vllm_version.strip()
+        version = None if not vllm_version or vllm_version == AUTO_VERSION else vllm_version.strip()
         if not is_ready():
             yield (
                 messages,
@@ -125,8 +125,8 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
                 )
                 with gr.Row():
                     version = gr.Dropdown(
-                        [_AUTO_VERSION, *release_choices(tracked)],
-                        value=_AUTO_VERSION,
+                        [AUTO_VERSION, *release_choices(tracked)],
+                        value=AUTO_VERSION,
                         allow_custom_value=True,
                         label="Your vLLM version (code facts come from this release)",
                         elem_id="vllm-version",

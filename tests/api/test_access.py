@@ -9,6 +9,7 @@ import pytest
 
 from assistant.api.access import AccessPolicy, classify, is_loopback
 from assistant.api.ratelimit import RateLimiter
+from assistant.ui.blocks import AUTO_VERSION  # the version dropdown's default
 
 KNOWN = "RuntimeError: not home_path.empty()"
 KEY, OTHER = "k-0123456789", "k-other-key"
@@ -20,7 +21,7 @@ ROUTES = [
     ("GET", "/v1/models", {}),
     ("GET", "/ui/", {}),
     ("GET", "/ui/gradio_api/info", {}),
-    ("POST", "/ui/gradio_api/call/ask", {"json": {"data": [KNOWN, []]}}),
+    ("POST", "/ui/gradio_api/call/ask", {"json": {"data": [KNOWN, [], AUTO_VERSION]}}),
     ("GET", "/", {}),
     ("GET", "/metrics", {}),
     ("GET", "/docs", {}),
@@ -50,7 +51,7 @@ def test_every_route_needs_a_key_and_works_with_one(keyed, method: str, path: st
 def test_gradio_api_answers_only_with_a_key(keyed) -> None:
     _, client = keyed
     auth = {"Authorization": f"Bearer {OTHER}"}
-    event = client.post("/ui/gradio_api/call/ask", json={"data": [KNOWN, []]}, headers=auth).json()["event_id"]
+    event = client.post("/ui/gradio_api/call/ask", json={"data": [KNOWN, [], AUTO_VERSION]}, headers=auth).json()["event_id"]
     assert client.get(f"/ui/gradio_api/call/ask/{event}").status_code == 401
     result = client.get(f"/ui/gradio_api/call/ask/{event}", headers=auth)
     assert result.status_code == 200 and "VLLM_USE_DEEP_GEMM=0" in result.text
@@ -76,7 +77,7 @@ def test_a_browser_logs_in_with_the_key_and_gets_a_session_cookie(keyed) -> None
         assert login.status_code == 303 and login.headers["location"] == "/ui/"  # no open redirect
         assert "HttpOnly" in login.headers["set-cookie"] and KEY not in login.headers["set-cookie"]
         assert browser.get("/ui/").status_code == 200
-        event = browser.post("/ui/gradio_api/call/ask", json={"data": [KNOWN, []]}).json()["event_id"]
+        event = browser.post("/ui/gradio_api/call/ask", json={"data": [KNOWN, [], AUTO_VERSION]}).json()["event_id"]
         assert "VLLM_USE_DEEP_GEMM=0" in browser.get(f"/ui/gradio_api/call/ask/{event}").text
 
 

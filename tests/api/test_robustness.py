@@ -13,6 +13,7 @@ import pytest
 from assistant.api.logs import JsonFormatter
 from assistant.api.routes.chat import _sse
 from assistant.feedback.tracked import Asked
+from assistant.ui.blocks import AUTO_VERSION  # the version dropdown's default
 
 KNOWN = "RuntimeError: not home_path.empty()"
 WORDLESS = ["???", "😀", "\u0000", " \u0000 ?! ", "🔥🔥 …"]
@@ -48,7 +49,7 @@ def test_a_lone_surrogate_or_nul_in_the_json_is_cleaned_not_a_500(client: httpx.
 def test_the_ui_says_what_to_paste(api_assistant, api_settings, serve_api) -> None:
     with serve_api(api_assistant, api_settings, ui=True) as (_app, client):
         for question in ("???", "😀", "EngineDeadError \ud800"):
-            event = _raw(client, "/ui/gradio_api/call/ask", json.dumps({"data": [question, []]})).json()["event_id"]
+            event = _raw(client, "/ui/gradio_api/call/ask", json.dumps({"data": [question, [], AUTO_VERSION]})).json()["event_id"]
             result = client.get(f"/ui/gradio_api/call/ask/{event}").text
             assert "event: error" not in result and "Traceback" not in result
             if question.startswith("EngineDeadError"):
