@@ -60,7 +60,7 @@ def test_the_ui_says_what_to_paste(api_assistant, api_settings, serve_api) -> No
 
 def test_a_secret_bearing_question_is_stored_masked(client: httpx.Client, live) -> None:
     app, _ = live
-    r = client.post("/v1/ask", json={"question": f"HF_TOKEN={SECRET} then {KNOWN}"})
+    r = client.post("/v1/ask", json={"question": f"{KNOWN}\nFP8 model, HF_TOKEN={SECRET}"})
     assert r.status_code == 200 and r.json()["citations"]  # answered from the full text
     [gap_or_not] = [q for q in _all_questions(app.state.store.path) if "HF_TOKEN" in q]
     assert SECRET not in gap_or_not and "HF_TOKEN=[REDACTED]" in gap_or_not
