@@ -9,6 +9,7 @@ from typing import Any
 
 from assistant.models import Chunk
 from assistant.settings import Settings
+from assistant.sync.github import GitHubClient
 from assistant.sync.state import SourceState, SyncState
 from assistant.sync.writer import Counts, IndexWriter
 
@@ -49,6 +50,22 @@ class SyncContext:
 
     def remove(self, origins: Sequence[str] | set[str]) -> None:
         self.writer.remove(origins, self.counts)
+
+    def github(self) -> GitHubClient:
+        """A GitHub client set up from the settings, waiting on this sync's clock and counting its requests."""
+
+        def count() -> None:
+            self.requests += 1
+
+        return GitHubClient(
+            self.settings.github_api_url,
+            self.settings.github_token,
+            max_wait=self.settings.github_max_wait,
+            backoff=self.settings.github_backoff,
+            sleep=self.sleep,
+            clock=self.clock,
+            on_request=count,
+        )
 
     def say(self, message: str) -> None:
         self.progress(f"[{self.name}] {message}")

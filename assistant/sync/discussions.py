@@ -12,7 +12,6 @@ from typing import Any
 
 from assistant.errors import RateLimited, SyncError
 from assistant.sync.context import SyncContext
-from assistant.sync.github import GitHubClient
 from assistant.sync.issues import Resolution, issue_chunks
 from assistant.sync.sources import GitHubDiscussionsSource
 
@@ -63,17 +62,9 @@ def _wanted(source: GitHubDiscussionsSource, node: dict[str, Any]) -> bool:
 
 
 def sync_discussions(source: GitHubDiscussionsSource, ctx: SyncContext) -> None:
-    settings = ctx.settings
-    if not settings.github_token:
+    if not ctx.settings.github_token:
         raise SyncError(f"{source.name}: GitHub's GraphQL API (discussions) needs a token: set GITHUB_TOKEN")
-
-    def count() -> None:
-        ctx.requests += 1
-
-    client = GitHubClient(
-        settings.github_api_url, settings.github_token, max_wait=settings.github_max_wait,
-        backoff=settings.github_backoff, sleep=ctx.sleep, clock=ctx.clock, on_request=count,
-    )  # fmt: skip
+    client = ctx.github()
     cursor = ctx.cursor()
     seen: dict[str, str] = dict(cursor.get("seen") or {})
     now = ctx.clock()

@@ -17,7 +17,6 @@ from assistant.errors import SyncError
 from assistant.ingest.markdown_docs import load_markdown
 from assistant.models import Chunk
 from assistant.sync.context import SyncContext
-from assistant.sync.github import GitHubClient
 from assistant.sync.sources import DocsSource
 
 _MD = (".md", ".markdown")
@@ -93,20 +92,7 @@ def page_chunks(source: DocsSource, rel: str, text: str, commit: str | None) -> 
 
 def _fetch(source: DocsSource, ctx: SyncContext) -> tuple[bytes, str] | None:
     """(archive, commit) when the ref moved since the last sync, None when unchanged."""
-    settings = ctx.settings
-
-    def count() -> None:
-        ctx.requests += 1
-
-    client = GitHubClient(
-        settings.github_api_url,
-        settings.github_token,
-        max_wait=settings.github_max_wait,
-        backoff=settings.github_backoff,
-        sleep=ctx.sleep,
-        clock=ctx.clock,
-        on_request=count,
-    )
+    client = ctx.github()
     cursor = ctx.cursor()
     try:
         ref = client.page(f"repos/{source.repo}/commits/{source.ref}", etag=cursor.get("etag"))

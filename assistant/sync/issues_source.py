@@ -116,20 +116,7 @@ class IssueSync:
 
 
 def sync_issues(source: GitHubIssuesSource, ctx: SyncContext) -> None:
-    settings = ctx.settings
-
-    def count() -> None:
-        ctx.requests += 1
-
-    client = GitHubClient(
-        settings.github_api_url,
-        settings.github_token,
-        max_wait=settings.github_max_wait,
-        backoff=settings.github_backoff,
-        sleep=ctx.sleep,
-        clock=ctx.clock,
-        on_request=count,
-    )
+    client = ctx.github()
     try:
         IssueSync(source, ctx, client).run()
     finally:
