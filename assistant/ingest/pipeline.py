@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from assistant.errors import AssistantError, LoadError
 from assistant.index.embedder import Embedder
 from assistant.index.store import ChromaStore
@@ -66,6 +68,22 @@ def _owned_elsewhere(chunk: Chunk, stored: dict[str, tuple[str, str]], loaded: d
 
 def _under(origin: str, root: Path) -> bool:
     return origin == str(root) or origin.startswith(str(root).rstrip("/") + "/")
+
+
+def write_chunks(
+    store: ChromaStore,
+    todo: Sequence[Chunk],
+    stale: Sequence[str],
+    embed: Callable[[list[str]], np.ndarray],
+    batch_size: int = 64,
+    progress: Progress = lambda _msg: None,
+) -> None:
+    """Embed and upsert `todo` a batch at a time, then delete `stale`: the write path of ingest and sync alike."""
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start : start + batch_size]
+        store.upsert(batch, embed([c.dense_text for c in batch]))
+        progress(f"embedded {min(start + batch_size, len(todo))}/{len(todo)} chunks")
+    store.delete(stale)
 
 
 def ingest(
@@ -127,17 +145,11 @@ def ingest(
     report.added = len(todo) - report.updated
     report.unchanged = len(chunks) - len(todo)
 
-    for start in range(0, len(todo), batch_size):
-        batch = todo[start : start + batch_size]
-        vectors = embedder.embed([c.dense_text for c in batch])
-        store.upsert(batch, vectors)
-        progress(f"embedded {min(start + batch_size, len(todo))}/{len(todo)} chunks")
-
     stale = [
         cid
         for cid, (_, origin) in stored.items()
         if cid not in chunks and origin not in failed and any(_under(origin, r) for r in roots)
     ]
-    store.delete(stale)
+    write_chunks(store, todo, stale, embedder.embed, batch_size, progress)
     report.removed = len(stale)
     return report

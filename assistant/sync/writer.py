@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from assistant.index.embedder import Embedder
 from assistant.index.store import ChromaStore
+from assistant.ingest.pipeline import write_chunks
 from assistant.models import Chunk
 
 
@@ -81,10 +82,7 @@ class IndexWriter:
             return
         if self._open_target is not None:
             self.store, self._open_target = self._open_target(), None
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start : start + self.batch_size]
-            self.store.upsert(batch, self._embedder().embed([c.dense_text for c in batch]))
-        self.store.delete(stale)
+        write_chunks(self.store, todo, stale, lambda texts: self._embedder().embed(texts), self.batch_size)
         for cid in stale:
             _, origin = self.stored.pop(cid)
             self.by_origin[origin].discard(cid)
