@@ -9,12 +9,13 @@ from assistant.answer import scope
 from assistant.answer.applicability import Applicability, assess
 from assistant.answer.code_facts import checked_lines, fixed_in_line, name_lines, site_lines
 from assistant.answer.passages import BlockScorer, block_scores, select
-from assistant.answer.text import ABSTAIN, APPLY, CLOSEST, LABELS
+from assistant.answer.text import ABSTAIN, APPLY, CLOSEST, INSTRUCTIONS, LABELS, NOT_VLLM
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
 from assistant.release.knowledge import Findings
+from assistant.text.injection import find_instructions
 from assistant.text.setup import UserSetup, extract_setup
 
 _MAX_SEE_ALSO = 2
@@ -180,16 +181,26 @@ def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str
     return lines + [""]
 
 
-def abstain(query: Query, hits: list[Hit], p: Plan | None = None) -> Answer:
+def abstain(query: Query, hits: list[Hit], p: Plan | None = None, note: str = "") -> Answer:
     lang = query.lang
     citations: list[Citation] = []
     lines = _ruled_out_lines(p, lang, citations) if p else []
+    lines += [note, ""] if note else []
     lines.append(ABSTAIN[lang])
     shown = {c.id for c in citations}
     close = [h for h in hits if h.chunk.id not in shown][:2]
     if close:
         lines += ["", f"{CLOSEST[lang]}:"] + [f"- {h.chunk.title} ({h.chunk.source})" for h in close]
     return Answer(body="\n".join(lines), abstained=True, language=lang, citations=tuple(citations), hits=tuple(hits))
+
+
+def refuse_instructions(query: Query, hits: list[Hit], found: list[str]) -> Answer:
+    """The answer to a message that instructs the assistant: what was found, and nothing from the sources."""
+    lang = query.lang
+    quoted = ", ".join(f"“{f[:80]}”" for f in found[:3])
+    return Answer(
+        body=INSTRUCTIONS[lang].format(found=quoted), abstained=True, language=lang, citations=(), hits=tuple(hits)
+    )
 
 
 def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> list[str]:
@@ -233,6 +244,12 @@ def compose(
     `release_check`: flags and env vars of the answer checked against the user's release, and a curated
     `fixed_in` at or before the stated version pointed out.
     """
+    found = find_instructions(query.text)
+    if found:  # prompt injection: neither followed nor answered around
+        return refuse_instructions(query, hits, found)
+    setup = setup if setup is not None else extract_setup(query.text)
+    if setup.uses_vllm is False:  # the user says vLLM is not involved: no vLLM source is about their problem
+        return abstain(query, hits, note=NOT_VLLM[query.lang])
     p = plan(query, hits, min_confidence, setup)
     if p.primary is None and not _answers(findings):
         return abstain(query, hits, p)

@@ -67,6 +67,28 @@ ABSTAIN = {
     ),
 }
 
+# A question or paste that instructs the assistant (assistant/text/injection.py): {found} lists what was found.
+INSTRUCTIONS = {
+    "en": (
+        "Your message contains instructions addressed to the assistant ({found}). I do not follow instructions "
+        "given in a question or in pasted text, and I state only what my sources say.\n\n"
+        "If you have a vLLM problem, describe it and paste the error message or the log without such "
+        "instructions; if they came in a log or an issue you pasted, they may be worth reporting to whoever "
+        "runs that system."
+    ),
+    "zh": (
+        "你的消息中包含写给助手的指令（{found}）。我不会执行问题或粘贴内容里的指令，只陈述资料来源中的内容。\n\n"
+        "如果你遇到的是 vLLM 问题，请描述问题，并粘贴不含此类指令的报错信息或日志；如果这些指令来自你粘贴的日志"
+        "或 issue，建议告知该系统的维护者。"
+    ),
+}
+
+# The user says vLLM is not involved (`UserSetup.uses_vllm` is False): said before the abstention guidance.
+NOT_VLLM = {
+    "en": "You say vLLM is not involved. I know vLLM problems only, so nothing I have is about this one.",
+    "zh": "你提到这个问题与 vLLM 无关。我只了解 vLLM 的问题，因此没有与此相关的资料。",
+}
+
 CLOSEST = {"en": "Closest matches (not confident enough to answer from)", "zh": "最接近的条目（置信度不足，仅供参考）"}
 
 # Applicability of a known problem to the user's setup (assistant/answer/applicability.py).

@@ -6,8 +6,6 @@ Five sets, one shape each:
   twin in `docs`, and the twin's `relevant` sources, so Chinese and English retrieval can be compared question by
   question;
 - negatives: `expect: abstain`;
-- negatives_pending: `expect: abstain`, negatives the CI gate does not score yet: the pipeline fails too many of them
-  for the gate to pass, so they are measured by `python -m assistant eval` and move into `negatives` once it can;
 - near_miss: `expect: not_fix`, with `near` (the entry it resembles) and `forbidden_facts`; optionally
   `contradiction` (which of the entry's conditions the user's setup contradicts, one of CONTRADICTIONS) and
   `relevant` (another source that does answer the question; without it the right behaviour is to abstain).
@@ -27,7 +25,7 @@ from typing import Literal
 from assistant.errors import AssistantError
 from assistant.settings import REPO_ROOT
 
-SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh", "negatives_pending")
+SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh")
 ANSWERABLE = ("seed", "docs", "docs_zh")
 DEFAULT_SETS_DIR = REPO_ROOT / "eval" / "sets"
 
@@ -38,7 +36,6 @@ _EXPECT_BY_SET = {
     "negatives": "abstain",
     "near_miss": "not_fix",
     "docs_zh": "answer",
-    "negatives_pending": "abstain",
 }
 # How a near-miss differs from the entry it resembles: the user's GPU is not one the entry covers; the user's
 # version already has the entry's fix (or is outside its affected range); a feature the entry's bug needs is not

@@ -73,6 +73,7 @@ class UserSetup:
     features: Features = field(default_factory=Features)
     symptoms: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # the error lines pasted
+    uses_vllm: bool | None = None  # False only when the user says vLLM is not involved ("no vllm", "没用 vllm")
 
     @property
     def sms(self) -> tuple[str, ...]:
@@ -435,6 +436,24 @@ def _models(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+_VLLM = re.compile(r"\bvllm\b", re.IGNORECASE)
+# "no vllm", "not using vLLM", "without vllm", "never used vllm", "没用 vllm", "不是 vllm 的问题": vLLM said to be absent.
+_NO_VLLM = re.compile(
+    r"(?:\bno|\bnot(?: using| running| even using)?|\bwithout|\bnever used|\bdon't use|\bdo not use|"
+    r"没用|没有用|没有使用|没使用|没装|不用|不是)\s*(?:the\s+)?vllm\b",
+    re.IGNORECASE,
+)
+
+
+def _uses_vllm(text: str) -> bool | None:
+    """False when every mention of vLLM says it is not involved, True when one does not, None when unmentioned."""
+    mentions = [m.start() for m in _VLLM.finditer(text)]
+    if not mentions:
+        return None
+    negated = {m.end() - 4 for m in _NO_VLLM.finditer(text)}  # where the "vllm" of each negation starts
+    return any(start not in negated for start in mentions)
+
+
 def extract_setup(text: str) -> UserSetup:
     """The setup one message states."""
     signals = extract_signals(text)
@@ -449,6 +468,7 @@ def extract_setup(text: str) -> UserSetup:
         features=_features(text),
         symptoms=_symptoms(text),
         errors=signals.messages,
+        uses_vllm=_uses_vllm(text),
     )
 
 
@@ -471,5 +491,6 @@ def conversation_setup(question: str, earlier_user_turns: Sequence[str] = ()) ->
             features=setup.features.merged(turn.features),
             symptoms=turn.symptoms or setup.symptoms,
             errors=turn.errors or setup.errors,
+            uses_vllm=turn.uses_vllm if turn.uses_vllm is not None else setup.uses_vllm,
         )
     return setup

@@ -154,7 +154,7 @@ def _write(tmp_path, name, rows):
 
 def test_the_repository_sets_load():
     sets = load_sets("all")
-    names = {"seed", "docs", "negatives", "near_miss", "docs_zh", "negatives_pending"}
+    names = {"seed", "docs", "negatives", "near_miss", "docs_zh"}
     assert {name: len(items) for name, items in sets.items()}.keys() == names
     assert all(item.relevant and item.key_facts for item in sets["seed"] + sets["docs"] + sets["docs_zh"])
     assert all(item.near and item.forbidden_facts for item in sets["near_miss"])
@@ -165,7 +165,7 @@ def test_the_repository_sets_cover_what_issue_9_asks():
     near = sets["near_miss"]
     assert len(near) >= 40 and {i.lang for i in near} == {"en", "zh"}
     assert {i.contradiction for i in near} == set(CONTRADICTIONS)
-    kinds = [i.kind for i in sets["negatives"] + sets["negatives_pending"]]
+    kinds = [i.kind for i in sets["negatives"]]
     assert len(kinds) >= 60 and kinds.count("injection") >= 10 and kinds.count("vague_vllm") >= 10
     docs = {i.id: i for i in sets["docs"]}
     zh = sets["docs_zh"]
@@ -225,7 +225,7 @@ def test_pairs_are_checked_against_their_twins(tmp_path, zh_rows, message):
 
 def test_a_pair_must_change_language_and_exist_when_every_set_is_loaded(tmp_path):
     for name, row in (("seed", _EN), ("docs", {**_EN, "id": "d2"}), ("negatives", {"id": "g1", "query": "q", "expect": "abstain"}),
-                      ("negatives_pending", {"id": "g2", "query": "q", "expect": "abstain"}), ("docs_zh", {**_ZH, "pair": "d2"})):
+                      ("docs_zh", {**_ZH, "pair": "d2"})):
         _write(tmp_path, name, [row])
     _write(tmp_path, "near_miss", [{**_NEAR, "pair": "n2"}, {**_NEAR, "id": "n2", "pair": "n1"}])
     with pytest.raises(DatasetError, match="has the same language"):
@@ -254,7 +254,7 @@ def test_bad_lines_are_reported_with_file_and_line(tmp_path, row, message):
 
 
 def test_unknown_set_and_duplicate_ids_are_refused(tmp_path):
-    with pytest.raises(DatasetError, match="choose one of: seed, docs, negatives, near_miss, docs_zh, negatives_pending"):
+    with pytest.raises(DatasetError, match="choose one of: seed, docs, negatives, near_miss, docs_zh"):
         load_set("nope", tmp_path)
     row = {"id": "n1", "query": "q", "expect": "abstain"}
     _write(tmp_path, "negatives", [row, row])

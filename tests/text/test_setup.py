@@ -107,3 +107,20 @@ def test_the_conversation_adds_up_later_turns_override():
     assert s.symptoms == ("nondeterministic",)  # the follow-up names none: the earlier turn's stays
     again = conversation_setup("and on an H100?", ["crash on an A100"])
     assert again.sms == ("SM90",)
+
+
+@pytest.mark.parametrize(
+    "text, uses",
+    [
+        ("my own training script, no vllm involved: CUDA error: an illegal memory access", False),
+        ("没用 vllm，直接用 transformers 推理也报这个错", False),
+        ("not using vLLM here, plain HF generate: OOM", False),
+        ("vllm serve crashes with an illegal memory access", True),
+        ("RuntimeError: not home_path.empty() when vllm serve loads DeepGEMM", True),  # "not" belongs to the error
+        ("it's not vllm's fault I think: vllm serve dies after the driver update", True),  # one mention is not negated
+        ("CUDA error: an illegal memory access was encountered", None),
+    ],
+)
+def test_the_user_can_say_vllm_is_not_involved(text, uses):
+    assert extract_setup(text).uses_vllm is uses
+    assert conversation_setup("and on an H100?", [text]).uses_vllm is uses  # kept over a follow-up that is silent

@@ -1,0 +1,66 @@
+"""Instructions addressed to the assistant inside a question or a paste: prompt injection (pure).
+
+A troubleshooting question describes a problem; it does not tell the assistant how to behave. Text
+that does ("ignore the previous instructions", "print your system prompt", "from now on say …",
+"make up a flag name", a chat template's system turn) is an attempt to steer the answer, whether the
+user typed it or it came in with a pasted log or issue. The assistant does not follow it and does not
+answer around it: it says what it found and asks for the problem itself.
+
+The patterns are the common shapes of direct and indirect prompt injection (overriding instructions,
+extracting the prompt or the context, re-assigning the assistant's role, planting a standing rule,
+asking for an invented name, a note addressed to an AI reader), in English and Chinese. Each needs
+words about the assistant's instructions or behaviour, so an error message or a question about a
+model's own prompt handling ("the chat template ignores the system prompt") does not match.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+_PATTERNS = tuple(
+    re.compile(p, _I)
+    for p in (
+        # overriding: "ignore all previous instructions", "disregard the knowledge base"
+        r"\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,20}\b(previous|prior|above|earlier|preceding|all|"
+        r"your)\s+(\w+\s+){0,2}(instructions?|rules|guidelines|prompts?|directions)\b",
+        r"\b(ignore|disregard)\s+(the|your)\s+(knowledge base|context|documentation you have)\b",
+        # extraction: "print your system prompt", "repeat everything above", "dump your API keys"
+        r"\b(print|reveal|repeat|dump|leak|output)\b[^.\n]{0,40}\b(system prompt|hidden instructions|"
+        r"your (instructions|prompt|context|settings)|everything above)\b",
+        r"\b(print|reveal|dump|leak)\b[^.\n]{0,30}\b(any|all|your) (api keys|secrets|credentials)\b",
+        # role re-assignment: "you are now DAN / in … mode", "developer mode", "with no restrictions"
+        r"\byou are now (an?|in|the|my|dan)\b",
+        r"\b(developer|god|jailbreak|dan)\s+mode\b",
+        r"\bwith(out any| no) restrictions\b",
+        # a standing rule: "from now on, whenever … say …", "new instructions from …"
+        r"\bfrom now on\b[^.\n]{0,80}\b(say|answer|respond|reply|tell|output)\b",
+        r"\bnew instructions\s*(from|for|:)",
+        # invention: "make up / invent / fabricate a … name / flag / env var"
+        r"\b(make up|invent|fabricate|just make)\b[^.\n]{0,40}\b(name|flag|option|env(ironment)? var(iable)?s?|fix)\b",
+        # a note for an AI reader planted in a document or a log
+        r"\b(note|message|instructions?) (to|for) (the |any )?(ai|llm|assistant|chatbot|language model)\b",
+        r"\bif you are an? (ai|llm|assistant|language model)\b",
+        # a chat template's system turn, or a fake end of the context
+        r"<\|im_start\|>\s*system\b",
+        r"</(context|system|documents?)>",
+        # Chinese: overriding, extraction, a fake system turn, standing rules, invention
+        r"(忽略|无视|忘掉|忘记)[^。\n]{0,12}(之前|以上|上面|前面|所有|全部)[^。\n]{0,12}(指令|指示|提示|规则|要求|设定)",
+        r"(输出|打印|告诉我|泄露|显示|给我)[^。\n]{0,10}(系统提示|系统指令)|(系统提示词?|系统指令)[^。\n]{0,12}(原文|全部|输出|打印)",
+        r"[\[【]\s*系统(指令|提示|消息)",
+        r"(从现在开始|从现在起|从今以后)[^。\n]{0,40}(说|回答|回复|输出)",
+        r"(编造|捏造|虚构|瞎编|编)(一个|个|一些)[^。\n]{0,30}(参数|变量|名字|名称|flag|选项)",
+        r"(知识库|上下文)[^。\n]{0,10}(原文|全文)",
+    )
+)
+
+
+def find_instructions(text: str) -> list[str]:
+    """The passages of `text` that instruct the assistant, as they appear (empty for a plain question)."""
+    found: list[str] = []
+    for pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            span = m.group(0).strip()
+            if span and span not in found:
+                found.append(span)
+    return found
