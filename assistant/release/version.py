@@ -6,11 +6,12 @@ import re
 from collections.abc import Sequence
 
 from assistant.release.store import version_key
+from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
 
-_V = r"v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+|\.dev\d+)?)"
+_V = rf"v?({VLLM_RELEASE})"
 # Most specific first: the server's banner, `vllm collect-env`, pip pins, then prose ("on vllm 0.31").
 _PATTERNS = [
-    re.compile(r"vLLM API server version\s+" + _V, re.IGNORECASE),
+    re.compile(SERVER_BANNER + _V, re.IGNORECASE),
     re.compile(r"vLLM Version\s*[:：]\s*" + _V, re.IGNORECASE),
     re.compile(r"\bvllm\s*==\s*" + _V, re.IGNORECASE),
     re.compile(r"\bvllm-" + _V + r"[-+]", re.IGNORECASE),

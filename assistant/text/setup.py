@@ -15,6 +15,7 @@ from typing import Literal
 
 from assistant.text.gpus import gpu_terms
 from assistant.text.signals import extract_signals
+from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
 
 Symptom = Literal[
     "crash", "illegal_memory_access", "oom", "hang", "wrong_output", "nondeterministic", "slow", "install"
@@ -91,13 +92,13 @@ class UserSetup:
 
 # --------------------------------------------------------------------------- versions
 
-_VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+|\.dev\d+)?(?:\+[\w.]+)?)"
+_VERSION = rf"v?({VLLM_RELEASE}(?:\+[\w.]+)?)"
 _VLLM_VERSION = re.compile(
     r"\bvllm(?:\s*(?:==|=|@|:)\s*|[ \t]+(?:version|版本|v)?\s*[:：=]?\s*|\s*版本\s*(?:是|为)?\s*|[-_/]v?(?=\d))"
     + _VERSION,
     re.IGNORECASE,
 )
-_SERVER_VERSION = re.compile(r"vLLM API server version\s+" + _VERSION, re.IGNORECASE)
+_SERVER_VERSION = re.compile(SERVER_BANNER + _VERSION, re.IGNORECASE)
 _BARE_ZERO = re.compile(r"(?<![\w.])v?(0\.\d{1,2}\.\d+(?:rc\d+|\.post\d+)?)(?![\w.]*\w)")
 _OTHER_PRODUCT = re.compile(
     r"(torch|pytorch|cuda|python|transformers|xgrammar|flashinfer|triton|nccl|driver|pydantic|numpy|ray|"

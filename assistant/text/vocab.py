@@ -1,11 +1,11 @@
 """The domain vocabulary in one place: what a flag, an env var, a version and Chinese text look like, and the
 words that carry no meaning.
 
-Query analysis (`assistant/text/*`, `assistant/retrieval/query.py`) and the LLM answer verifier
-(`assistant/answer/verify.py`) read the same patterns here, so the retriever and the verifier agree on
-what `--enforce-eager`, `VLLM_USE_DEEP_GEMM=0` or `0.11.1` is. The eval's grader
-(`assistant/eval/metrics.py`) keeps its own copy on purpose: a grader that shared the graded code would
-share its mistakes.
+Query analysis (`assistant/text/*`, `assistant/retrieval/query.py`), the release detector
+(`assistant/release/version.py`) and the LLM answer verifier (`assistant/answer/verify.py`) read the same
+patterns here, so the retriever and the verifier agree on what `--enforce-eager`, `VLLM_USE_DEEP_GEMM=0`
+or `0.11.1` is. The eval's grader (`assistant/eval/metrics.py`) keeps its own copy on purpose: a grader that
+shared the graded code would share its mistakes.
 
 The patterns are strings, so each user adds the boundaries and groups its job needs.
 """
@@ -22,6 +22,10 @@ ENV_VALUE = r"=[^\s`'\",;)\]]+"
 FLAG = r"--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
 # `0.11.1`, `v0.10.2rc1`, `2.13.0.post1`, `0.9.0.dev3`.
 VERSION = r"v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+|\.dev\d+)?"
+# `0.31.0`, `0.31`, `0.33.0rc1`, `0.8.5.post1`, `0.9.0.dev3`: a vLLM release as a paste or a pin states it (no `v`).
+VLLM_RELEASE = r"\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+|\.dev\d+)?"
+# What `vllm serve` logs on start-up before its version: `vLLM API server version 0.31.0`.
+SERVER_BANNER = r"vLLM API server version\s+"
 # Not preceded by a word character or a dash: the start of a flag or an env var, not the middle of a word.
 WORD_START = r"(?<![\w-])"
 
