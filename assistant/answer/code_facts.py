@@ -14,6 +14,7 @@ from assistant.release.knowledge import Findings, NameFact
 from assistant.release.match import SiteMatch
 from assistant.release.models import EnvVar, Flag
 from assistant.release.store import version_key
+from assistant.release.version import resolve_version
 
 _ADVICE = re.compile(
     r"\b(try|please|consider|set|use|increase|decrease|reduce|lower|raise|make sure|ensure|you can|you may|"
@@ -111,11 +112,7 @@ def _version_note(f: Findings, L: dict, lang: Lang) -> str | None:
     stated = f.stated.lstrip("v")
     if f.release == stated or f.release.startswith(stated + "."):
         return None
-    why = (
-        L["not_indexed"]
-        if stated not in f.indexed and not any(v.startswith(stated + ".") for v in f.indexed)
-        else L["not_there"]
-    )
+    why = L["not_indexed"] if resolve_version(stated, f.indexed) is None else L["not_there"]
     return L["yours_other"].format(stated=stated, release=f.release, why=why.format(stated=stated))
 
 
