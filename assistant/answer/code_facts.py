@@ -15,6 +15,7 @@ from assistant.release.match import SiteMatch
 from assistant.release.models import EnvVar, Flag
 from assistant.release.store import version_key
 from assistant.release.version import resolve_version
+from assistant.text.vocab import RELEASE_TAG
 
 _ADVICE = re.compile(
     r"\b(try|please|consider|set|use|increase|decrease|reduce|lower|raise|make sure|ensure|you can|you may|"
@@ -210,7 +211,7 @@ def _pick(fact: NameFact, release: str | None):
     return fact.present[-1]
 
 
-_VERSION_ONLY = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)$")
+_VERSION_ONLY = re.compile(rf"^v?({RELEASE_TAG})$")
 CHECK_LABELS = {
     "en": {
         "checked": "Checked against vLLM {release}'s source",

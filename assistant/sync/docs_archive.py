@@ -18,10 +18,11 @@ from assistant.ingest.markdown_docs import load_markdown
 from assistant.models import Chunk
 from assistant.sync.context import SyncContext
 from assistant.sync.sources import DocsSource
+from assistant.text.vocab import RELEASE_TAG
 
 _MD = (".md", ".markdown")
 _MAX_MEMBER = 5_000_000
-_TAG_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)$")
+_TAG_VERSION = re.compile(rf"^v?({RELEASE_TAG})$")
 
 
 def docs_version(ref: str) -> str:

@@ -24,6 +24,9 @@ FLAG = r"--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
 VERSION = r"v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+|\.dev\d+)?"
 # `0.31.0`, `0.31`, `0.33.0rc1`, `0.8.5.post1`, `0.9.0.dev3`: a vLLM release as a paste or a pin states it (no `v`).
 VLLM_RELEASE = r"\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+|\.dev\d+)?"
+# `0.31.0`, `0.31`, `0.33.0rc1`, `0.8.5.post1`: a published release as a git tag or a curated `fixed_in` names it
+# (no dev builds, which are never tagged; no `v`, each user allows it).
+RELEASE_TAG = r"\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?"
 # What `vllm serve` logs on start-up before its version: `vLLM API server version 0.31.0`.
 SERVER_BANNER = r"vLLM API server version\s+"
 # Not preceded by a word character or a dash: the start of a flag or an env var, not the middle of a word.
