@@ -26,9 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.app_process import AppNotReady, start_app
+
 HOST = "127.0.0.1"
 CHECKS = (
     "not_a_server_error",
@@ -43,43 +45,19 @@ CHECKS = (
 SERVER_ERROR_CHECKS = {"not_a_server_error"}
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def start_app(index_dir: Path, feedback_db: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+def start_bench_app(index_dir: Path, feedback_db: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    """app.py --no-ui with only this run's settings (no ASSISTANT_* from the caller's shell), stderr to `log`."""
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_")},
         "ASSISTANT_INDEX_DIR": str(index_dir),
         "ASSISTANT_FEEDBACK_DB": str(feedback_db),
         "ASSISTANT_LOG_LEVEL": "WARNING",
     }
-    proc = subprocess.Popen(
-        [sys.executable, str(REPO / "app.py"), "--no-ui", "--host", HOST, "--port", str(port)],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("w"),
-    )
-    base = f"http://{HOST}:{port}"
-    deadline = time.monotonic() + 900
-    while True:
-        if proc.poll() is not None:
-            raise SystemExit(f"app.py exited with {proc.returncode}; see {log}")
+    with log.open("w") as err:
         try:
-            if httpx.get(base + "/readyz", timeout=2).status_code == 200:
-                return proc, base
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise SystemExit("app.py was not ready within 900 s")
-        time.sleep(0.1)
+            return start_app(["--no-ui", "--host", HOST], env, stdout=subprocess.DEVNULL, stderr=err, wait=900)
+        except AppNotReady as e:
+            raise SystemExit(f"{e}; see {log}") from None
 
 
 def schemathesis_exe() -> str:
@@ -149,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-schema-"))
-    proc, base = start_app(args.index_dir or work / "index", work / "feedback.sqlite3", work / "app.log")
+    proc, base = start_bench_app(args.index_dir or work / "index", work / "feedback.sqlite3", work / "app.log")
     try:
         started = time.perf_counter()
         code, failures, output = run_schemathesis(base, args.max_examples, args.seed, work / "report")

@@ -1,4 +1,5 @@
-"""Start `python app.py` as a user would and wait until it answers /readyz (shared by the entry tests)."""
+"""Start `python app.py` as a user would and wait until it answers /readyz (the entry tests and
+benchmarks/bench_schema.py share it)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -14,7 +16,17 @@ from tests.server import free_port
 REPO = Path(__file__).resolve().parents[1]
 
 
-def start_app(args: list[str], env: dict[str, str], stdout=subprocess.PIPE, wait: float = 120) -> tuple[subprocess.Popen, str]:
+class AppNotReady(RuntimeError):
+    """app.py exited, or did not answer /readyz in time (a named error: `python -O` strips an `assert`)."""
+
+
+def start_app(
+    args: list[str],
+    env: dict[str, str],
+    stdout: int | IO[str] = subprocess.PIPE,
+    stderr: int | IO[str] = subprocess.PIPE,
+    wait: float = 120,
+) -> tuple[subprocess.Popen, str]:
     """(process, base URL) of app.py on a free loopback port, once ready; the caller terminates it."""
     port = free_port()
     proc = subprocess.Popen(
@@ -22,19 +34,26 @@ def start_app(args: list[str], env: dict[str, str], stdout=subprocess.PIPE, wait
         cwd=REPO,
         env=env,
         stdout=stdout,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + wait
     while True:
-        assert proc.poll() is None, proc.stderr.read()
+        if proc.poll() is not None:
+            raise AppNotReady(f"app.py exited with {proc.returncode}" + _stderr(proc))
         try:
             if httpx.get(base + "/readyz", timeout=2).status_code == 200:
                 return proc, base
         except httpx.TransportError:
             pass
         if time.monotonic() > deadline:
-            proc.terminate()
-            raise AssertionError("app.py did not turn ready")
+            proc.kill()
+            proc.wait(timeout=30)
+            raise AppNotReady(f"app.py was not ready within {wait:.0f} s" + _stderr(proc))
         time.sleep(0.1)
+
+
+def _stderr(proc: subprocess.Popen) -> str:
+    """What the process wrote to a piped stderr, to say why; nothing when stderr went elsewhere."""
+    return f":\n{proc.stderr.read()}" if proc.stderr else ""
