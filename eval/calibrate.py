@@ -2,9 +2,11 @@
 
     python eval/calibrate.py [--index-dir DIR] [--docs-dir DIR] [--sets-dir DIR] [--write]
 
-The evidence model (`assistant/retrieval/evidence.py`) is a logistic regression (scikit-learn) from the
-top hit's features (`Hit.features`: cosine, coverage, known share, channel agreement) to "answerable";
-`Settings.min_confidence` is the cut below which the assistant abstains.
+The evidence model (`assistant/retrieval/evidence.py`) is a logistic regression (scikit-learn) from a
+hit's features (`Hit.features`: cosine, coverage, known share, channel agreement) to "answerable"; a
+question scores its best top-k hit (the answer comes from the first hit over the bar), and learning uses an
+answerable question's top hit and every hit of a negative. `Settings.min_confidence` is the cut below
+which the assistant abstains.
 
 Honest numbers need questions the fit never saw, so the queries are split deterministically
 (`assistant/eval/split.py`): one in three is held out for the CI gate (`tests/eval/test_gate.py`) and
@@ -41,7 +43,7 @@ def collect(assistant: Assistant, sets_dir: Path) -> list[Sample]:
             continue
         for item in items:
             _, hits = assistant.retrieve(item.query)
-            out.append(Sample(item, name in ANSWERABLE, hits[0].features if hits else (0.0, 0.0, 0.0, 0.0)))
+            out.append(Sample(item, name in ANSWERABLE, tuple(h.features for h in hits)))
     return out
 
 

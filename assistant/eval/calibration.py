@@ -1,8 +1,11 @@
 """Fitting the evidence model and the abstention threshold with k-fold cross-validation (pure but for scikit-learn).
 
-Used by `eval/calibrate.py`. A sample is one eval question with the features of its top hit; the
-model is a logistic regression to "answerable"; the threshold is chosen on out-of-fold
-probabilities, so the reported numbers are those of questions the model was not fitted on.
+Used by `eval/calibrate.py`. A sample is one eval question with the features of each of its top-k
+hits. The assistant answers from the first hit that clears the bar, so a question's score is its best
+hit's probability; the model (a logistic regression to "answerable") learns from an answerable
+question's top hit and from every hit of a negative (each of them must stay under the bar). The
+threshold is chosen on out-of-fold scores, so the reported numbers are those of questions the model
+was not fitted on.
 """
 
 from __future__ import annotations
@@ -21,14 +24,20 @@ MAX_FALSE_ABSTENTION = 0.05
 class Sample:
     item: Item
     answerable: bool
-    features: tuple[float, ...]
+    hits: tuple[tuple[float, ...], ...]  # the evidence features of each top-k hit, in rank order
+
+    @property
+    def training_rows(self) -> tuple[tuple[float, ...], ...]:
+        """An answerable question teaches with its top hit; a negative with every hit it retrieved."""
+        return self.hits[:1] if self.answerable else self.hits
 
 
 def fit(samples: list[Sample]) -> tuple[list[float], float]:
     from sklearn.linear_model import LogisticRegression
 
-    X = [list(s.features) for s in samples]
-    y = [int(s.answerable) for s in samples]
+    rows = [(list(f), int(s.answerable)) for s in samples for f in s.training_rows]
+    X = [x for x, _ in rows]
+    y = [label for _, label in rows]
     # Answerable questions outnumber negatives: both classes count alike.
     model = LogisticRegression(C=10.0, max_iter=1000, class_weight="balanced").fit(X, y)
     return [float(w) for w in model.coef_[0]], float(model.intercept_[0])
@@ -37,6 +46,11 @@ def fit(samples: list[Sample]) -> tuple[list[float], float]:
 def prob(weights: list[float], bias: float, features: tuple[float, ...]) -> float:
     z = bias + sum(w * x for w, x in zip(weights, features))
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def score(weights: list[float], bias: float, sample: Sample) -> float:
+    """The question's score: its best hit's probability (0 when nothing was retrieved)."""
+    return max((prob(weights, bias, f) for f in sample.hits), default=0.0)
 
 
 def out_of_fold(samples: list[Sample], folds: int = FOLDS) -> dict[str, float]:
@@ -48,7 +62,7 @@ def out_of_fold(samples: list[Sample], folds: int = FOLDS) -> dict[str, float]:
         if not test:
             continue
         weights, bias = fit(train)
-        out.update({s.item.id: prob(weights, bias, s.features) for s in test})
+        out.update({s.item.id: score(weights, bias, s) for s in test})
     return out
 
 
@@ -94,7 +108,7 @@ def report(fitting: list[Sample], held: list[Sample], folds: int) -> tuple[list[
     oof = out_of_fold(fitting, folds)
     chosen = choose_threshold(oof, fitting)
     weights, bias = fit(fitting)
-    final = {s.item.id: prob(weights, bias, s.features) for s in held}
+    final = {s.item.id: score(weights, bias, s) for s in held}
     held_rates = rates(final, held, chosen.threshold)
     w = ", ".join(f"{x:.2f}" for x in weights)
     lines = [
@@ -108,7 +122,7 @@ def report(fitting: list[Sample], held: list[Sample], folds: int) -> tuple[list[
         f"| out-of-fold ({folds}-fold, fitting side) | {chosen.abstain_recall:.3f} | {chosen.false_abstention:.3f} |",
         f"| held out (final model) | {held_rates.abstain_recall:.3f} | {held_rates.false_abstention:.3f} |",
         "",
-        "These use the top hit's score only; the gate measures the whole pipeline (applicability included) on the "
-        "held-out split.",
+        "These score each question by its best hit's evidence alone; the gate measures the whole pipeline (prompt-"
+        "injection refusal and applicability included) on the held-out split.",
     ]
     return lines, weights, bias, chosen.threshold

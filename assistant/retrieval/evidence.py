@@ -11,33 +11,39 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
+# IDF mass every question is taken to carry beyond the words it has: a share is found / (total + PRIOR_MASS).
+# A question of one or two informative words (or a Chinese question whose English view is one glossary word)
+# says too little for "all of it is covered" to be evidence; a long, specific question is barely affected.
+# Chosen with the weights by 5-fold cross-validation (eval/calibration.md); the largest IDF here is about 6.4.
+PRIOR_MASS = 8.0
+
 
 def coverage(query_tokens: Iterable[str], chunk_terms: frozenset[str], idf: Callable[[str], float]) -> float:
-    """IDF-weighted share of the query's distinct informative tokens that the chunk contains."""
+    """IDF-weighted share of the query's distinct informative tokens that the chunk contains (shrunk by PRIOR_MASS)."""
     terms = {t for t in query_tokens if len(t) > 1 and not t.isdigit()}
     if not terms:
         return 0.0
     total = sum(idf(t) for t in terms)
     found = sum(idf(t) for t in terms if t in chunk_terms)
-    return found / total if total else 0.0
+    return found / (total + PRIOR_MASS)
 
 
 def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known: Callable[[str], bool]) -> float:
-    """IDF-weighted share of the query's informative tokens that occur anywhere in the corpus.
+    """IDF-weighted share of the query's informative tokens that occur anywhere in the corpus (shrunk by PRIOR_MASS).
 
     A question about something the knowledge base never mentions (another product, an uncovered
     feature) is made of words the corpus lacks, whatever chunk comes out on top.
     """
     terms = {t for t in query_tokens if len(t) > 1 and not t.isdigit()}
     total = sum(idf(t) for t in terms)
-    return sum(idf(t) for t in terms if known(t)) / total if total else 0.0
+    return sum(idf(t) for t in terms if known(t)) / (total + PRIOR_MASS)
 
 
 # Logistic model over the views, fitted by `eval/calibrate.py` with 5-fold cross-validation on the fitting
 # side of the eval split only (answerable vs off-topic questions; the held-out third is never used, see
 # eval/calibration.md); its output is a probability that the chunk answers the question.
-WEIGHTS = (6.21, 4.94, 4.40, 1.10)  # cosine, coverage, known share, channel agreement
-BIAS = -8.30
+WEIGHTS = (6.48, 8.49, 7.04, 1.76)  # cosine, coverage, known share, channel agreement
+BIAS = -9.80
 
 
 def evidence(cosine: float, cover: float, known: float, agree: bool) -> float:

@@ -2,7 +2,7 @@
 
 import random
 
-from assistant.eval.calibration import Sample, choose_threshold, out_of_fold, rates, report
+from assistant.eval.calibration import Sample, choose_threshold, out_of_fold, rates, report, score
 from assistant.eval.dataset import Item
 
 
@@ -12,11 +12,13 @@ def _samples(n: int = 120, seed: int = 7) -> list[Sample]:
     for i in range(n):
         answerable = i % 4 != 0  # three answerable questions to one negative, as in the eval sets
         centre = 0.7 if answerable else 0.35
-        features = tuple(min(1.0, max(0.0, rng.gauss(centre, 0.15))) for _ in range(3)) + (
-            float(answerable and i % 3 == 0),
+        hits = tuple(
+            tuple(min(1.0, max(0.0, rng.gauss(centre - 0.05 * rank, 0.15))) for _ in range(3))
+            + (float(answerable and i % 3 == 0 and rank == 0),)
+            for rank in range(3)
         )
         expect = "answer" if answerable else "abstain"
-        out.append(Sample(Item(id=f"q-{i}", set="docs", query="q", lang="en", expect=expect), answerable, features))
+        out.append(Sample(Item(id=f"q-{i}", set="docs", query="q", lang="en", expect=expect), answerable, hits))
     return out
 
 
@@ -47,3 +49,13 @@ def test_the_report_names_the_model_the_threshold_and_both_splits():
     text = "\n".join(lines)
     assert "WEIGHTS" in text and "out-of-fold" in text and "held out" in text
     assert len(weights) == 4 and 0 < threshold < 1
+
+
+def test_a_question_scores_its_best_hit_and_negatives_teach_with_every_hit():
+    item = Item(id="n", set="negatives", query="q", lang="en", expect="abstain")
+    neg = Sample(item, False, ((0.1, 0.1, 0.1, 0.0), (0.9, 0.9, 0.9, 1.0)))
+    pos = Sample(item, True, ((0.8, 0.8, 0.8, 1.0), (0.1, 0.1, 0.1, 0.0)))
+    assert neg.training_rows == neg.hits and pos.training_rows == pos.hits[:1]
+    weights, bias = [1.0, 1.0, 1.0, 1.0], -2.0
+    assert score(weights, bias, neg) > 0.5 > score(weights, bias, Sample(item, False, neg.hits[:1]))
+    assert score(weights, bias, Sample(item, False, ())) == 0.0

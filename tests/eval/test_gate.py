@@ -28,11 +28,12 @@ SETS = ["seed", "docs", "docs_zh", "negatives", "near_miss"]
 AWQ_ENTRY = "awq-batch-invariance-sm80"
 
 # Issue #9's targets, and where the held-out measurement is below one, the level the gate holds instead. Not met
-# yet (eval/results.md, held-out split): abstention recall 0.667 (target 0.90), false abstentions 0.055 (target
-# 0.05), docs key-fact recall on the lead 0.895 (target 0.90). These floors stop a regression; they are not the goal.
-DOCS_KEY_FACTS = 0.88  # target 0.90
-ABSTAIN_RECALL = 0.60  # target 0.90
-FALSE_ABSTENTION = 0.06  # target 0.05
+# yet (eval/results.md, held-out split, 64 negatives): abstention recall 0.800 (target 0.90), false abstentions
+# 0.055 (target 0.05), docs key-fact recall on the lead 0.895 (target 0.90). These floors stop a regression; they
+# are not the goal, and they only ever move towards it.
+DOCS_KEY_FACTS = 0.88  # target 0.90; measured 0.895 = 17/19
+ABSTAIN_RECALL = 0.76  # target 0.90; measured 0.800 = 20/25 (was 0.667 on 9 negatives)
+FALSE_ABSTENTION = 0.06  # target 0.05; measured 0.055 = 3/55
 
 
 @pytest.fixture(scope="module")
