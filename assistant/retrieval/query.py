@@ -8,6 +8,7 @@ from assistant.models import Query, Signals, Turn
 from assistant.text.gpus import gpu_terms
 from assistant.text.glossary import english_view, translate_terms
 from assistant.text.lang import detect_lang
+from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome
 from assistant.text.tokenize import tokenize
 
@@ -26,11 +27,13 @@ def _problem_tokens(tokens: list[str], signals: Signals) -> list[str]:
 
 def analyze(text: str) -> Query:
     lang = detect_lang(text)
-    signals = extract_signals(text)
-    focus = salient_text(text, limit=600)
-    tokens = tokenize(without_log_chrome(text))  # every line but its log chrome: any line may be the one that matters
-    # Signals found anywhere in the paste count again: they are what identifies a known problem.
-    for term in signals.messages + signals.strong_terms():
+    signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
+    problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
+    focus = salient_text(problem, limit=600)
+    tokens = tokenize(without_log_chrome(problem))  # every line but its log chrome: any line may be the one that matters
+    # Signals found anywhere in the problem count again: they are what identifies a known problem.
+    problem_signals = signals if problem == text else extract_signals(problem)
+    for term in problem_signals.messages + problem_signals.strong_terms():
         tokens.extend(tokenize(term))
     focus_tokens = _problem_tokens(tokenize(focus), signals)
     hardware = list(dict.fromkeys(t for gpu in signals.gpus for t in gpu_terms(gpu)))
@@ -40,7 +43,7 @@ def analyze(text: str) -> Query:
         focus = f"{focus}\n({', '.join(hardware)})"
     if lang == "zh":
         dense_text = english_view(focus) or focus
-        for phrase in translate_terms(text):
+        for phrase in translate_terms(problem):
             tokens.extend(tokenize(phrase))
             focus_tokens.extend(tokenize(phrase))
     else:

@@ -40,6 +40,7 @@ _LOG_PREFIX = re.compile(
     r"|^\s*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[^\]\s]*\]?\s*"
 )
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+')
+_FILE_TAG = re.compile(r"^\[[\w./-]+:\d+\]\s*")  # "[core.py:700] " after a log line's timestamp
 _GENERIC_EXC = frozenset({"Error", "Exception", "Warning"})
 
 
@@ -77,17 +78,18 @@ def salient_text(text: str, limit: int = 600) -> str:
         return text.strip()
     prose, errors = [], []
     for ln in lines:
-        if _FRAME.match(ln) or ln.strip().startswith(("^", "~", "Traceback (most recent call last)")):
-            continue
         is_log = bool(_LOG_PREFIX.match(ln))
-        body = _LOG_PREFIX.sub("", ln).strip()
+        body = _FILE_TAG.sub("", _LOG_PREFIX.sub("", ln).strip())
+        if _FRAME.match(body) or body.startswith(("^", "~", "```", "Traceback (most recent call last)")):
+            continue
         if not is_log and not ln.startswith((" ", "\t")) and len(body.split()) >= 4 and not _MSG.search(body):
             prose.append(body)
         elif _SALIENT.search(body):
             errors.append(body)
     errors = list(dict.fromkeys(reversed(errors)))  # the last error line is usually the real one
+    asked = [p for p in prose[3:] if p.rstrip().endswith(("?", "？"))][-1:]  # the question, often at the end
     out, size = [], 0
-    for part in prose[:3] + errors:
+    for part in prose[:3] + asked + errors:
         if size + len(part) > limit and out:
             break
         out.append(part[:limit])

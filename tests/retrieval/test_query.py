@@ -1,5 +1,5 @@
 from assistant.models import Turn
-from assistant.retrieval.evidence import coverage, evidence, known_share
+from assistant.retrieval.evidence import PRIOR_MASS, coverage, evidence, known_share
 from assistant.retrieval.query import analyze, contextualize
 
 
@@ -35,8 +35,16 @@ def test_follow_up_without_its_own_signal_borrows_the_last_user_turn():
 
 def test_coverage_is_idf_weighted():
     idf = {"deepgemm": 5.0, "the": 0.1, "crash": 1.0}.get
-    assert coverage(["deepgemm", "crash"], frozenset({"deepgemm"}), lambda t: idf(t, 5.0)) == 5.0 / 6.0
+    assert coverage(["deepgemm", "crash"], frozenset({"deepgemm"}), lambda t: idf(t, 5.0)) == 5.0 / (6.0 + PRIOR_MASS)
     assert coverage([], frozenset(), lambda t: 1.0) == 0.0
+
+
+def test_a_question_that_says_little_cannot_be_fully_covered():
+    idf = lambda t: 6.0  # noqa: E731 — every word as specific as a word can be here
+    one_word = coverage(["request"], frozenset({"request"}), idf)
+    long_question = coverage([f"w{i}" for i in range(12)], frozenset(f"w{i}" for i in range(12)), idf)
+    assert one_word < 0.5 < long_question < 1.0
+    assert known_share(["request"], idf, lambda t: True) == one_word
 
 
 def test_evidence_grows_with_each_view():
@@ -45,4 +53,4 @@ def test_evidence_grows_with_each_view():
         assert better > low
     assert 0.0 < low < 0.01
     assert evidence(0.7, 0.6, 1.0, True) > 0.9
-    assert known_share(["abc", "xyz"], lambda t: 1.0, lambda t: t == "abc") == 0.5
+    assert known_share(["abc", "xyz"], lambda t: 1.0, lambda t: t == "abc") == 1.0 / (2.0 + PRIOR_MASS)
