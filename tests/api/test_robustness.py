@@ -51,7 +51,8 @@ def test_the_ui_says_what_to_paste(api_assistant, api_settings, serve_api) -> No
         for question in ("???", "😀", "EngineDeadError \ud800"):
             event = _raw(client, "/ui/gradio_api/call/ask", json.dumps({"data": [question, [], AUTO_VERSION]})).json()["event_id"]
             result = client.get(f"/ui/gradio_api/call/ask/{event}").text
-            assert "event: error" not in result and "Traceback" not in result
+            # No crash shows: the abstention's own advice may name `Traceback`, a stack trace would start like this.
+            assert "event: error" not in result and "Traceback (most recent call last)" not in result
             if question.startswith("EngineDeadError"):
                 assert "Sources" in result or "know" in result
             else:

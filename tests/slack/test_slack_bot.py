@@ -249,7 +249,8 @@ def test_wordless_or_broken_questions_get_a_clear_reply(bot, fake, question: str
     assert r.status_code == 200
     [post] = fake.wait_posts(1)
     text = _text_of(post)
-    assert "Traceback" not in text and "Sorry, the assistant failed" not in text
+    # No crash shows: the abstention's own advice may name `Traceback`, a stack trace would start like this.
+    assert "Traceback (most recent call last)" not in text and "Sorry, the assistant failed" not in text
     if question.startswith("EngineDeadError"):
         assert "blocks" in post  # it has a word: a real answer (or an honest "I don't know")
     else:
