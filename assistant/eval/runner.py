@@ -380,7 +380,8 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh), citation validity "
         "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
-        "wrong-fix rate over near-misses, latency over every query. Baselines never abstain unless nothing is retrieved. "
+        "wrong-fix rate over near-misses, latency over every query. Baselines abstain only when nothing is retrieved or "
+        "the question instructs the assistant (the prompt-injection refusal of the extractive composer they share). "
         "Key-fact recall is scored on the answer's lead (the answering source's passage), not on the related sections "
         "listed under it. `false abstentions`: answerable questions abstained on.",
         "",
