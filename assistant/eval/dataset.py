@@ -1,7 +1,10 @@
 """The labelled eval sets (`eval/sets/*.jsonl`), loaded and checked with errors that name file and line.
 
-Five sets, one shape each:
+Six sets, one shape each:
 - seed, docs: `expect: answer`, with `relevant` (entry ids or `docs/<path>.md#anchor` sources) and `key_facts`;
+- reports: `expect: answer`, the docs shape, but each question is a whole GitHub issue as vLLM users file it (the
+  issue template with `collect_env.py` output, a titled report with a log, or a raw server log with one sentence),
+  answered by one docs section (a second one only where it answers as well);
 - docs_zh: `expect: answer`, Chinese renderings of English docs questions: each has `pair`, the id of its English
   twin in `docs`, and the twin's `relevant` sources, so Chinese and English retrieval can be compared question by
   question;
@@ -25,8 +28,8 @@ from typing import Literal
 from assistant.errors import AssistantError
 from assistant.settings import REPO_ROOT
 
-SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh")
-ANSWERABLE = ("seed", "docs", "docs_zh")
+SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh", "reports")
+ANSWERABLE = ("seed", "docs", "docs_zh", "reports")
 DEFAULT_SETS_DIR = REPO_ROOT / "eval" / "sets"
 
 Expect = Literal["answer", "abstain", "not_fix"]
@@ -36,6 +39,7 @@ _EXPECT_BY_SET = {
     "negatives": "abstain",
     "near_miss": "not_fix",
     "docs_zh": "answer",
+    "reports": "answer",
 }
 # How a near-miss differs from the entry it resembles: the user's GPU is not one the entry covers; the user's
 # version already has the entry's fix (or is outside its affected range); a feature the entry's bug needs is not

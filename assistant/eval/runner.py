@@ -378,7 +378,7 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         markdown_table(run.rows),
         "",
-        "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh), citation validity "
+        "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh + reports), citation validity "
         "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
         "wrong-fix rate over near-misses, latency over every query. Baselines abstain only when nothing is retrieved or "
         "the question instructs the assistant (the prompt-injection refusal of the extractive composer they share). "

@@ -40,7 +40,11 @@ _LOG_PREFIX = re.compile(
     r"|^\s*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[^\]\s]*\]?\s*"
 )
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+')
-_FILE_TAG = re.compile(r"^\[[\w./-]+:\d+\]\s*")  # "[core.py:700] " after a log line's timestamp
+_FILE_TAG = re.compile(r"^\[?[\w./-]+\.py:\d+\]\s*")  # "[core.py:700] " or "scheduler.py:1560] " after the timestamp
+_LEVEL_PREFIX = re.compile(r"^\s*(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::|\s+(?=\[))\s*")  # "ERROR: …", "WARNING [x.py:1]"
+_ACCESS_LOG = re.compile(r'^\s*(?:INFO:\s+)?\S+:\d+ - "(?:GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) ')  # uvicorn's access log
+_COMMAND = re.compile(r"^(?:\$\s+)?(?:vllm serve|python3? -m vllm|docker run|CUDA_VISIBLE_DEVICES=\S+ vllm)\b")
+_PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error
 _GENERIC_EXC = frozenset({"Error", "Exception", "Warning"})
 
 
@@ -67,32 +71,55 @@ def extract_signals(text: str) -> Signals:
     )
 
 
-def salient_text(text: str, limit: int = 600) -> str:
-    """The part of a paste worth embedding: the user's own words, then error lines, last error first.
+def _message_opens(body: str) -> bool:
+    """An exception line whose message continues on the next, indented lines ("RuntimeError:" alone)."""
+    return bool(re.match(r"^[\w.]*(?:Error|Exception)\s*:?\s*$", body)) or (bool(_MSG.search(body)) and body.endswith(":"))
 
-    A pasted log is mostly noise (timestamps, INFO lines, stack frames); the embedding model sees only a
-    few hundred characters, so those must be the description and the exception lines.
+
+def salient_text(text: str, limit: int = 600) -> str:
+    """The part of a paste worth embedding: the user's own words and the error lines, the last error early.
+
+    A pasted log is mostly noise (timestamps, INFO lines, access logs, stack frames, code); the embedding model
+    sees only a few hundred characters, so those must be the description, the last error, the question asked
+    and the command that was run. Code and logs inside a fence are not the user's words; a WARNING or ERROR
+    line counts as an error line by its level; an exception message that continues on indented lines is read
+    whole.
     """
     lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
     if len(lines) <= 3 and len(text) <= limit:
         return text.strip()
-    prose, errors = [], []
+    prose: list[str] = []
+    errors: list[str] = []
+    commands: list[str] = []
+    in_fence, opened = False, -1  # opened: the error whose message continues below
     for ln in lines:
-        is_log = bool(_LOG_PREFIX.match(ln))
-        body = _FILE_TAG.sub("", _LOG_PREFIX.sub("", ln).strip())
-        if _FRAME.match(body) or body.startswith(("^", "~", "```", "Traceback (most recent call last)")):
+        if ln.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
             continue
-        if not is_log and not ln.startswith((" ", "\t")) and len(body.split()) >= 4 and not _MSG.search(body):
+        is_log = bool(_LOG_PREFIX.match(ln) or _LEVEL_PREFIX.match(ln))
+        body = _FILE_TAG.sub("", _LEVEL_PREFIX.sub("", _LOG_PREFIX.sub("", ln)).strip())
+        if opened >= 0 and ln.startswith((" ", "\t")) and not _FRAME.match(body) and len(errors[opened]) < 300:
+            errors[opened] = f"{errors[opened]} {body}".strip()
+            continue
+        opened = -1
+        if _ACCESS_LOG.match(ln) or _FRAME.match(body) or body.startswith(("^", "~", "Traceback (most recent call last)")):
+            continue
+        if _COMMAND.match(body):
+            commands.append(body)
+        elif not (is_log or in_fence) and not ln.startswith((" ", "\t")) and len(body.split()) >= 4 and not _MSG.search(body):
             prose.append(body)
-        elif _SALIENT.search(body):
+        elif _SALIENT.search(ln):  # the line's level counts: "WARNING … preempted"
             errors.append(body)
+            if _message_opens(body):
+                opened = len(errors) - 1
     errors = list(dict.fromkeys(reversed(errors)))  # the last error line is usually the real one
-    asked = [p for p in prose[3:] if p.rstrip().endswith(("?", "？"))][-1:]  # the question, often at the end
+    asked = [p for p in prose[1:] if p.rstrip().endswith(("?", "？"))][-1:]  # the question, often at the end
+    parts = prose[:1] + errors[:1] + asked + [p for p in prose[1:3] if p not in asked] + commands[:1] + errors[1:]
     out, size = [], 0
-    for part in prose[:3] + asked + errors:
+    for part in dict.fromkeys(p[:_PART_CHARS] for p in parts):
         if size + len(part) > limit and out:
             break
-        out.append(part[:limit])
+        out.append(part)
         size += len(part) + 1
     return "\n".join(out) if out else text.strip()[:limit]
 

@@ -24,16 +24,19 @@ from assistant.models import Turn
 from assistant.service import Assistant
 from assistant.settings import Settings
 
-SETS = ["seed", "docs", "docs_zh", "negatives", "near_miss"]
+SETS = ["seed", "docs", "docs_zh", "reports", "negatives", "near_miss"]
 AWQ_ENTRY = "awq-batch-invariance-sm80"
 
 # Issue #9's targets, and where the held-out measurement is below one, the level the gate holds instead. Not met
-# yet (eval/results.md, held-out split, 64 negatives): abstention recall 0.800 (target 0.90), false abstentions
-# 0.055 (target 0.05), docs key-fact recall on the lead 0.895 (target 0.90). These floors stop a regression; they
-# are not the goal, and they only ever move towards it.
-DOCS_KEY_FACTS = 0.88  # target 0.90; measured 0.895 = 17/19
-ABSTAIN_RECALL = 0.76  # target 0.90; measured 0.800 = 20/25 (was 0.667 on 9 negatives)
-FALSE_ABSTENTION = 0.06  # target 0.05; measured 0.055 = 3/55
+# yet (eval/results.md, held-out split): abstention recall 0.808 = 21/26 (target 0.90), false abstentions 0.082 =
+# 5/61 (target 0.05), docs key-fact recall on the lead 0.895 = 17/19 (target 0.90). These floors stop a regression;
+# they are not the goal, and they only ever move towards it, with one exception said here: the false-abstention
+# floor went from 0.06 to 0.09 when the `reports` set (GitHub issues as users file them) joined the gate. On the
+# sets it was set on (seed, docs, docs_zh) the measurement is unchanged, 3/55; the 6 held-out reports add 2.
+DOCS_KEY_FACTS = 0.88  # target 0.90
+ABSTAIN_RECALL = 0.76  # target 0.90; one question below the measurement (was 0.667 on 9 negatives)
+FALSE_ABSTENTION = 0.09  # target 0.05
+REPORTS_KEY_FACTS = 0.5  # no target of its own; measured 0.500 = 3/6 (0.625 on all 16, 0.375 before issue pastes were read as problems)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +74,7 @@ def test_near_miss_wrong_fix_rate(run):
     )
 
 
-@pytest.mark.parametrize("set_name, floor", [("seed", 0.9), ("docs", DOCS_KEY_FACTS)])
+@pytest.mark.parametrize("set_name, floor", [("seed", 0.9), ("docs", DOCS_KEY_FACTS), ("reports", REPORTS_KEY_FACTS)])
 def test_key_fact_recall_on_the_lead(run, set_name, floor):
     value = _row(run, set_name)["key_fact_recall"]
     assert value >= floor, f"{set_name} key-fact recall {value:.3f} < {floor}\n{_failures(run, (set_name,), '')}"
@@ -92,7 +95,7 @@ def test_abstention_recall_on_negatives(run):
 
 def test_false_abstentions_on_answerable(run):
     value = _row(run, "all")["false_abstention"]
-    detail = _failures(run, ("seed", "docs", "docs_zh"), "abstained on an answerable")
+    detail = _failures(run, ("seed", "docs", "docs_zh", "reports"), "abstained on an answerable")
     assert value <= FALSE_ABSTENTION, (
         f"false abstentions {value:.3f} > {FALSE_ABSTENTION} (answerable abstained on)\n{detail}"
     )

@@ -154,9 +154,10 @@ def _write(tmp_path, name, rows):
 
 def test_the_repository_sets_load():
     sets = load_sets("all")
-    names = {"seed", "docs", "negatives", "near_miss", "docs_zh"}
+    names = {"seed", "docs", "negatives", "near_miss", "docs_zh", "reports"}
     assert {name: len(items) for name, items in sets.items()}.keys() == names
-    assert all(item.relevant and item.key_facts for item in sets["seed"] + sets["docs"] + sets["docs_zh"])
+    answerable = sets["seed"] + sets["docs"] + sets["docs_zh"] + sets["reports"]
+    assert all(item.relevant and item.key_facts for item in answerable)
     assert all(item.near and item.forbidden_facts for item in sets["near_miss"])
 
 
@@ -225,7 +226,7 @@ def test_pairs_are_checked_against_their_twins(tmp_path, zh_rows, message):
 
 def test_a_pair_must_change_language_and_exist_when_every_set_is_loaded(tmp_path):
     for name, row in (("seed", _EN), ("docs", {**_EN, "id": "d2"}), ("negatives", {"id": "g1", "query": "q", "expect": "abstain"}),
-                      ("docs_zh", {**_ZH, "pair": "d2"})):
+                      ("docs_zh", {**_ZH, "pair": "d2"}), ("reports", {**_EN, "id": "r1"})):
         _write(tmp_path, name, [row])
     _write(tmp_path, "near_miss", [{**_NEAR, "pair": "n2"}, {**_NEAR, "id": "n2", "pair": "n1"}])
     with pytest.raises(DatasetError, match="has the same language"):

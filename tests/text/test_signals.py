@@ -35,3 +35,40 @@ def test_short_text_is_kept_as_is():
     assert salient_text("CUDA error: an illegal memory access was encountered") == (
         "CUDA error: an illegal memory access was encountered"
     )
+
+
+def test_a_warning_line_counts_by_its_level_and_access_logs_do_not():
+    log = (
+        "serving an 8B model for a batch job, after a few minutes latency explodes, what should I change?\n"
+        'INFO:     10.0.0.9:48312 - "POST /v1/completions HTTP/1.1" 200 OK\n'
+        "INFO 11-20 03:14:02 metrics.py:449] Avg prompt throughput: 2210.4 tokens/s, Running: 62 reqs\n"
+        "WARNING 11-20 03:14:07 scheduler.py:1560] Sequence group cmpl-8c-0 is preempted by PreemptionMode.RECOMPUTE "
+        "mode because there is not enough KV cache space.\n"
+    )
+    focus = salient_text(log)
+    assert "Sequence group cmpl-8c-0 is preempted" in focus and "scheduler.py" not in focus
+    assert "POST /v1/completions" not in focus and "throughput" not in focus
+
+
+def test_code_in_a_fence_is_not_prose_and_a_multiline_message_is_read_whole():
+    paste = (
+        "My batch script dies as soon as I set tensor_parallel_size=2:\n"
+        "```python\n"
+        "from vllm import LLM, SamplingParams\n"
+        "prompts = [json.loads(line)['prompt'] for line in open('p.jsonl')]\n"
+        "```\n"
+        "```\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/multiprocessing/spawn.py", line 134, in _check_not_importing_main\n'
+        "    raise RuntimeError('''\n"
+        "RuntimeError:\n"
+        "        An attempt has been made to start a new process before the\n"
+        "        current process has finished its bootstrapping phase.\n"
+        "```\n"
+        "$ vllm serve my-model --tensor-parallel-size 2\n"
+        "It worked on older versions. Is TP broken for offline inference?"
+    )
+    focus = salient_text(paste)
+    assert "from vllm import" not in focus and "json.loads" not in focus
+    assert "RuntimeError: An attempt has been made to start a new process before the current process" in focus
+    assert "Is TP broken for offline inference?" in focus and "vllm serve my-model" in focus
