@@ -181,11 +181,10 @@ def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str
     return lines + [""]
 
 
-def abstain(query: Query, hits: list[Hit], p: Plan | None = None, note: str = "") -> Answer:
+def abstain(query: Query, hits: list[Hit], p: Plan | None = None) -> Answer:
     lang = query.lang
     citations: list[Citation] = []
     lines = _ruled_out_lines(p, lang, citations) if p else []
-    lines += [note, ""] if note else []
     lines.append(ABSTAIN[lang])
     shown = {c.id for c in citations}
     close = [h for h in hits if h.chunk.id not in shown][:2]
@@ -194,13 +193,15 @@ def abstain(query: Query, hits: list[Hit], p: Plan | None = None, note: str = ""
     return Answer(body="\n".join(lines), abstained=True, language=lang, citations=tuple(citations), hits=tuple(hits))
 
 
+def decline(query: Query, hits: list[Hit], body: str) -> Answer:
+    """An answer that takes nothing from the sources: the message instructs the assistant, or is not about vLLM."""
+    return Answer(body=body, abstained=True, language=query.lang, citations=(), hits=tuple(hits))
+
+
 def refuse_instructions(query: Query, hits: list[Hit], found: list[str]) -> Answer:
     """The answer to a message that instructs the assistant: what was found, and nothing from the sources."""
-    lang = query.lang
     quoted = ", ".join(f"“{f[:80]}”" for f in found[:3])
-    return Answer(
-        body=INSTRUCTIONS[lang].format(found=quoted), abstained=True, language=lang, citations=(), hits=tuple(hits)
-    )
+    return decline(query, hits, INSTRUCTIONS[query.lang].format(found=quoted))
 
 
 def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> list[str]:
@@ -249,7 +250,7 @@ def compose(
         return refuse_instructions(query, hits, found)
     setup = setup if setup is not None else extract_setup(query.text)
     if setup.uses_vllm is False:  # the user says vLLM is not involved: no vLLM source is about their problem
-        return abstain(query, hits, note=NOT_VLLM[query.lang])
+        return decline(query, hits, NOT_VLLM[query.lang])
     p = plan(query, hits, min_confidence, setup)
     if p.primary is None and not _answers(findings):
         return abstain(query, hits, p)

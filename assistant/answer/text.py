@@ -83,10 +83,16 @@ INSTRUCTIONS = {
     ),
 }
 
-# The user says vLLM is not involved (`UserSetup.uses_vllm` is False): said before the abstention guidance.
+# The user says vLLM is not involved (`UserSetup.uses_vllm` is False): the whole answer.
 NOT_VLLM = {
-    "en": "You say vLLM is not involved. I know vLLM problems only, so nothing I have is about this one.",
-    "zh": "你提到这个问题与 vLLM 无关。我只了解 vLLM 的问题，因此没有与此相关的资料。",
+    "en": (
+        "You say vLLM is not involved. I know vLLM problems only, so nothing I have is about this one. If vLLM is "
+        "part of it after all, say so and paste the vLLM command and its error or log."
+    ),
+    "zh": (
+        "你提到这个问题与 vLLM 无关。我只了解 vLLM 的问题，因此没有与此相关的资料。"
+        "如果问题其实涉及 vLLM，请说明，并粘贴 vLLM 的启动命令及其报错或日志。"
+    ),
 }
 
 CLOSEST = {"en": "Closest matches (not confident enough to answer from)", "zh": "最接近的条目（置信度不足，仅供参考）"}
