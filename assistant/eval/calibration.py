@@ -112,8 +112,10 @@ def report(fitting: list[Sample], held: list[Sample], folds: int) -> tuple[list[
     held_rates = rates(final, held, chosen.threshold)
     w = ", ".join(f"{x:.2f}" for x in weights)
     lines = [
-        f"Fitting side: {chosen.n_pos} answerable + {chosen.n_neg} negatives; held out: "
-        f"{held_rates.n_pos} answerable + {held_rates.n_neg} negatives (never fitted on).",
+        (
+            f"Fitting side: {chosen.n_pos} answerable + {chosen.n_neg} negatives; held out: "
+            f"{held_rates.n_pos} answerable + {held_rates.n_neg} negatives (never fitted on)."
+        ),
         f"Evidence model (fitted on the whole fitting side): WEIGHTS = ({w})  BIAS = {bias:.2f}",
         f"Threshold (chosen on {folds}-fold out-of-fold probabilities): min_confidence = {chosen.threshold:.3f}",
         "",
@@ -122,7 +124,9 @@ def report(fitting: list[Sample], held: list[Sample], folds: int) -> tuple[list[
         f"| out-of-fold ({folds}-fold, fitting side) | {chosen.abstain_recall:.3f} | {chosen.false_abstention:.3f} |",
         f"| held out (final model) | {held_rates.abstain_recall:.3f} | {held_rates.false_abstention:.3f} |",
         "",
-        "These score each question by its best hit's evidence alone; the gate measures the whole pipeline (prompt-"
-        "injection refusal and applicability included) on the held-out split.",
+        (
+            "These score each question by its best hit's evidence alone; the gate measures the whole pipeline "
+            "(prompt-injection refusal and applicability included) on the held-out split."
+        ),
     ]
     return lines, weights, bias, chosen.threshold

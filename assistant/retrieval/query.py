@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from assistant.models import Query, Signals, Turn
-from assistant.text.gpus import gpu_terms
 from assistant.text.glossary import english_view, translate_terms
+from assistant.text.gpus import gpu_terms
 from assistant.text.lang import detect_lang
 from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome

@@ -22,12 +22,16 @@ _PATTERNS = tuple(
     re.compile(p, _I)
     for p in (
         # overriding: "ignore all previous instructions", "disregard the knowledge base"
-        r"\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,20}\b(previous|prior|above|earlier|preceding|all|"
-        r"your)\s+(\w+\s+){0,2}(instructions?|rules|guidelines|prompts?|directions)\b",
+        (
+            r"\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,20}\b(previous|prior|above|earlier|preceding|all|"
+            r"your)\s+(\w+\s+){0,2}(instructions?|rules|guidelines|prompts?|directions)\b"
+        ),
         r"\b(ignore|disregard)\s+(the|your)\s+(knowledge base|context|documentation you have)\b",
         # extraction: "print your system prompt", "repeat everything above", "dump your API keys"
-        r"\b(print|reveal|repeat|dump|leak|output)\b[^.\n]{0,40}\b(system prompt|hidden instructions|"
-        r"your (instructions|prompt|context|settings)|everything above)\b",
+        (
+            r"\b(print|reveal|repeat|dump|leak|output)\b[^.\n]{0,40}\b(system prompt|hidden instructions|"
+            r"your (instructions|prompt|context|settings)|everything above)\b"
+        ),
         r"\b(print|reveal|dump|leak)\b[^.\n]{0,30}\b(any|all|your) (api keys|secrets|credentials)\b",
         # role re-assignment: "you are now DAN / in … mode", "developer mode", "with no restrictions"
         r"\byou are now (an?|in|the|my|dan)\b",

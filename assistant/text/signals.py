@@ -41,8 +41,12 @@ _LOG_PREFIX = re.compile(
 )
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+')
 _FILE_TAG = re.compile(r"^\[?[\w./-]+\.py:\d+\]\s*")  # "[core.py:700] " or "scheduler.py:1560] " after the timestamp
-_LEVEL_PREFIX = re.compile(r"^\s*(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::|\s+(?=\[))\s*")  # "ERROR: …", "WARNING [x.py:1]"
-_ACCESS_LOG = re.compile(r'^\s*(?:INFO:\s+)?\S+:\d+ - "(?:GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) ')  # uvicorn's access log
+_LEVEL_PREFIX = re.compile(
+    r"^\s*(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|FATAL)(?::|\s+(?=\[))\s*"
+)  # "ERROR: …", "WARNING [x.py:1]"
+_ACCESS_LOG = re.compile(
+    r'^\s*(?:INFO:\s+)?\S+:\d+ - "(?:GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) '
+)  # uvicorn's access log
 _COMMAND = re.compile(r"^(?:\$\s+)?(?:vllm serve|python3? -m vllm|docker run|CUDA_VISIBLE_DEVICES=\S+ vllm)\b")
 _PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error
 _GENERIC_EXC = frozenset({"Error", "Exception", "Warning"})
@@ -73,7 +77,9 @@ def extract_signals(text: str) -> Signals:
 
 def _message_opens(body: str) -> bool:
     """An exception line whose message continues on the next, indented lines ("RuntimeError:" alone)."""
-    return bool(re.match(r"^[\w.]*(?:Error|Exception)\s*:?\s*$", body)) or (bool(_MSG.search(body)) and body.endswith(":"))
+    return bool(re.match(r"^[\w.]*(?:Error|Exception)\s*:?\s*$", body)) or (
+        bool(_MSG.search(body)) and body.endswith(":")
+    )
 
 
 def salient_text(text: str, limit: int = 600) -> str:
@@ -102,11 +108,20 @@ def salient_text(text: str, limit: int = 600) -> str:
             errors[opened] = f"{errors[opened]} {body}".strip()
             continue
         opened = -1
-        if _ACCESS_LOG.match(ln) or _FRAME.match(body) or body.startswith(("^", "~", "Traceback (most recent call last)")):
+        if (
+            _ACCESS_LOG.match(ln)
+            or _FRAME.match(body)
+            or body.startswith(("^", "~", "Traceback (most recent call last)"))
+        ):
             continue
         if _COMMAND.match(body):
             commands.append(body)
-        elif not (is_log or in_fence) and not ln.startswith((" ", "\t")) and len(body.split()) >= 4 and not _MSG.search(body):
+        elif (
+            not (is_log or in_fence)
+            and not ln.startswith((" ", "\t"))
+            and len(body.split()) >= 4
+            and not _MSG.search(body)
+        ):
             prose.append(body)
         elif _SALIENT.search(ln):  # the line's level counts: "WARNING … preempted"
             errors.append(body)
@@ -125,7 +140,9 @@ def salient_text(text: str, limit: int = 600) -> str:
 
 
 _FRAME_FUNC = re.compile(r'^\s*File "[^"]+", line \d+, in (\S+)')
-_LOG_TAG = re.compile(r"^\s*(?:\(\w+[^)]*\)\s*)?(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)?:?\s*(?:\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}\S*\s*)?(?:\[[\w./-]+:\d+\]\s*)?")
+_LOG_TAG = re.compile(
+    r"^\s*(?:\(\w+[^)]*\)\s*)?(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)?:?\s*(?:\d{2}-\d{2}\s+\d{2}:\d{2}:\d{2}\S*\s*)?(?:\[[\w./-]+:\d+\]\s*)?"
+)
 
 
 def without_log_chrome(text: str) -> str:
