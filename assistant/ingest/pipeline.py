@@ -26,18 +26,27 @@ Progress = Callable[[str], None]
 
 
 @dataclass
-class IngestReport:
-    files: int = 0
-    chunks: int = 0
+class Counts:
+    """What a write did to the index, chunk by chunk (ingest and sync both report it)."""
+
     added: int = 0
     updated: int = 0
-    unchanged: int = 0
     removed: int = 0
-    skipped: list[LoadError] = field(default_factory=list)
+    unchanged: int = 0
 
     @property
     def wrote(self) -> bool:
         return bool(self.added or self.updated or self.removed)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"added": self.added, "updated": self.updated, "removed": self.removed, "unchanged": self.unchanged}
+
+
+@dataclass
+class IngestReport(Counts):
+    files: int = 0
+    chunks: int = 0
+    skipped: list[LoadError] = field(default_factory=list)
 
     def summary(self) -> str:
         return (

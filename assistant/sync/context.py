@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.ingest.pipeline import Counts
 from assistant.models import Chunk
 from assistant.settings import Settings
 from assistant.sync.github import GitHubClient
 from assistant.sync.state import SourceState, SyncState
-from assistant.sync.writer import Counts, IndexWriter
+from assistant.sync.writer import IndexWriter
 
 Progress = Callable[[str], None]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from assistant.errors import RateLimited, SyncError
 from assistant.index.embedder import Embedder, make_embedder
+from assistant.ingest.pipeline import Counts
 from assistant.settings import Settings
 from assistant.sync.context import Progress, SyncContext
 from assistant.sync.discussions import sync_discussions
@@ -33,7 +34,7 @@ from assistant.sync.sources import (
     Source,
 )
 from assistant.sync.state import SyncState, exclusive
-from assistant.sync.writer import Counts, IndexWriter
+from assistant.sync.writer import IndexWriter
 
 log = logging.getLogger("assistant.sync")
 

@@ -9,27 +9,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from assistant.index.embedder import Embedder
 from assistant.index.store import ChromaStore
-from assistant.ingest.pipeline import write_chunks
+from assistant.ingest.pipeline import Counts, write_chunks
 from assistant.models import Chunk
-
-
-@dataclass
-class Counts:
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    unchanged: int = 0
-
-    @property
-    def wrote(self) -> bool:
-        return bool(self.added or self.updated or self.removed)
-
-    def as_dict(self) -> dict[str, int]:
-        return {"added": self.added, "updated": self.updated, "removed": self.removed, "unchanged": self.unchanged}
 
 
 class IndexWriter:
