@@ -25,7 +25,7 @@ from assistant.text.tokenize import tokenize
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 4
+_FORMAT = 5  # bumped whenever tokenization changes: older caches hold other tokens
 
 
 class LexicalIndex:

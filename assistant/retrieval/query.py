@@ -13,6 +13,14 @@ from assistant.text.signals import extract_signals, salient_text, without_log_ch
 from assistant.text.tokenize import tokenize
 
 _NUMERIC = re.compile(r"^[\d.,:%_-]+[a-z]{0,3}$")  # 896.00, 23.55, 70b, 1.2%, 8000:8000
+# What identifies one run rather than a problem: memory addresses and hashes, a setting's value (its name is a token
+# of its own), file paths and URLs (their parts are tokens of their own), IP addresses.
+_RUN_SPECIFIC = re.compile(
+    r"^(?:0x[0-9a-f]+|[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*\d[0-9a-f]*)$"  # 0x7f9b.., a3f9c2e1..
+    r"|=.*\d"  # port=443, modelscope==1.22.3, max_position_embeddings=32768
+    r"|/.*/"  # /usr/lib/python3.12/bdb.py, api/models/qwen/..., huggingface.co/api/...
+    r"|^\d+\.\d+\.\d+\.\d+"  # 10.0.3.17
+)
 
 
 def _problem_tokens(tokens: list[str], signals: Signals) -> list[str]:
@@ -22,7 +30,11 @@ def _problem_tokens(tokens: list[str], signals: Signals) -> list[str]:
     problem is recognized by what went wrong, so a chunk is not less relevant for lacking them.
     """
     setup = {t for s in signals.models + signals.gpus + signals.versions for t in tokenize(s)}
-    return [t for t in tokens if t not in setup and not _NUMERIC.match(t)]
+    return [t for t in tokens if t not in setup and not _NUMERIC.match(t) and not _is_run_specific(t)]
+
+
+def _is_run_specific(token: str) -> bool:
+    return bool(_RUN_SPECIFIC.search(token)) and (len(token) >= 8 or "=" in token or "/" in token)
 
 
 def analyze(text: str) -> Query:

@@ -17,6 +17,10 @@ from assistant.text.vocab import STOPWORDS_ZH as _ZH_STOP
 _IDENT = re.compile(r"-{0,2}[A-Za-z0-9_][A-Za-z0-9_.\-/=:]*(?:\(\))?")
 _PARTS = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*")
 _JOINERS = set("_.-/=:()")
+# "SM 8.0/8.6", "sm_90", "compute capability 7.5": one architecture, written as users and the docs write it. Each
+# also yields the compact `sm80` that GPU names expand to (`assistant/text/gpus.py`), so the forms meet.
+_SM_VERSION = re.compile(r"(?i)(?:\bsm[ _]?|\bcompute capability\s+)(\d{1,2})\.?(\d)\b((?:\s*/\s*\d{1,2}\.\d\b)*)")
+_MORE_SM = re.compile(r"(\d{1,2})\.(\d)")
 
 @lru_cache(maxsize=1)
 def _jieba():
@@ -49,6 +53,8 @@ def _ident_tokens(raw: str) -> list[str]:
     if not tok:
         return []
     if not any(c in _JOINERS for c in tok.lstrip("-")) and not tok.startswith("-"):
+        if tok in _EN_STOP:  # before folding: `this` and `does` are stopwords, `thi` and `doe` are not
+            return []
         w = _norm_word(tok)
         return [] if w in _EN_STOP else [w]
     out = [tok]
@@ -80,6 +86,10 @@ def tokenize(text: str) -> list[str]:
         tokens.extend(_cjk_tokens(m.group()))
         pos = m.end()
     tokens.extend(_latin_tokens(text[pos:]))
+    for m in _SM_VERSION.finditer(text):
+        if (compact := f"sm{m.group(1)}{m.group(2)}") != m.group(0).lower():  # `SM80` is that token already
+            tokens.append(compact)
+        tokens.extend(f"sm{a}{b}" for a, b in _MORE_SM.findall(m.group(3)))
     return tokens
 
 

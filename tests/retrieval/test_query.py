@@ -54,3 +54,16 @@ def test_evidence_grows_with_each_view():
     assert 0.0 < low < 0.01
     assert evidence(0.7, 0.6, 1.0, True) > 0.9
     assert known_share(["abc", "xyz"], lambda t: 1.0, lambda t: t == "abc") == 1.0 / (2.0 + PRIOR_MASS)
+
+
+def test_what_identifies_one_run_is_not_an_evidence_term():
+    paste = (
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
+        "exceeded with url: /api/models/Qwen/Qwen2.5-14B/revision/main (Caused by NewConnectionError("
+        "'<urllib3.connection.HTTPSConnection object at 0x7f9b6c1d2e90>')) from 10.0.3.17 with modelscope==1.22.3"
+    )
+    focus = set(analyze(paste).focus_tokens)
+    assert not focus & {"0x7f9b6c1d2e90", "port=443", "modelscope==1.22.3", "10.0.3.17"}
+    assert not any(t.count("/") >= 2 for t in focus)
+    assert {"connectionerror", "huggingface.co", "port", "modelscope", "revision"} <= focus  # the words stay
+    assert "0x7f9b6c1d2e90" in analyze(paste).lexical_tokens  # BM25 still sees the paste as written

@@ -42,3 +42,16 @@ def test_plural_folding():
 def test_language_detection():
     assert detect_lang("RuntimeError: not home_path.empty()") == "en"
     assert detect_lang("为什么 VLLM_USE_DEEP_GEMM=0 有用") == "zh"
+
+
+def test_stopwords_are_dropped_before_plural_folding():
+    # "this" and "does" are stopwords; folded first they became "thi" and "doe" and counted as words
+    assert tokenize("this does not crash") == ["crash"]
+
+
+def test_compute_capability_spellings_meet_the_sm_code():
+    assert tokenize("Ampere to SM 8.0/8.6")[-2:] == ["sm80", "sm86"]
+    assert "sm75" in tokenize("GPU: compute capability 7.5 or higher")
+    assert "sm90" in tokenize("built for sm_90")
+    assert tokenize("SM80") == ["sm80"]  # the compact form is not counted twice
+    assert not [t for t in tokenize("smart 3.5 version") if t[:2] == "sm" and t[2:].isdigit()]
