@@ -40,7 +40,7 @@ def test_coverage_is_idf_weighted():
 
 
 def test_a_question_that_says_little_cannot_be_fully_covered():
-    idf = lambda t: 6.0  # noqa: E731 — every word as specific as a word can be here
+    idf = lambda t: 6.0  # every word as specific as a word can be here
     one_word = coverage(["request"], frozenset({"request"}), idf)
     long_question = coverage([f"w{i}" for i in range(12)], frozenset(f"w{i}" for i in range(12)), idf)
     assert one_word < 0.5 < long_question < 1.0
