@@ -24,6 +24,8 @@ _MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#([\w-]+)\s*\}\s*$")
 _IDCOUNT = re.compile(r"^(.*)_([0-9]+)$")
 _ADMONITION_MARKER = re.compile(r"^\s*(?:\?\?\?\+?|!!!)\s+[\w-]+\s*$")  # mkdocs "??? code": chrome, not text
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
+# A page's own CSS or script (the quantization page styles its support table): markup, never text a user needs.
+_HTML_CODE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
 _MAX_CHARS = 1500
 _TABLE_ROWS_CHARS = 500
 
@@ -111,6 +113,7 @@ def _split_table(block: str, limit: int = _TABLE_ROWS_CHARS) -> list[str]:
 
 
 def split_sections(text: str, fallback_title: str) -> list[Section]:
+    text = _HTML_CODE.sub(lambda m: "\n" * m.group().count("\n"), text)  # line numbers stay those of the file
     lines = text.split("\n")
     offset = 0
     if lines and lines[0].strip() == "---":  # front matter; its title names a page that has no H1
@@ -186,7 +189,9 @@ def _parts(blocks: list[str]) -> list[list[str]]:
     size = 0
     for b in blocks:
         is_table = b.lstrip().startswith("|")
-        if parts[-1] and (size + len(b) > _MAX_CHARS or (is_table and size + len(b) > _TABLE_ROWS_CHARS * 1.5)):
+        # A table's row groups each start a part, but the sentence that introduces the table stays with it.
+        long_table = is_table and size + len(b) > _TABLE_ROWS_CHARS * 1.5 and size > _TABLE_ROWS_CHARS / 2
+        if parts[-1] and (size + len(b) > _MAX_CHARS or long_table):
             parts.append([])
             size = 0
         parts[-1].append(b)

@@ -92,3 +92,14 @@ def test_a_page_giving_two_sections_one_id_is_a_load_error_naming_both(tmp_path)
     with pytest.raises(LoadError) as err:
         load_markdown(text, tmp_path / "p.md", "p.md")
     assert "'First' (line 3)" in err.value.reason and "'Second' (line 7)" in err.value.reason
+
+
+def test_a_pages_own_css_is_not_text(tmp_path):
+    page = VLLM_DOCS / "docs" / "features" / "quantization" / "README.md"
+    chunks = [c for c in load_file(page, VLLM_DOCS) if c.source.endswith("#supported-hardware")]
+    assert chunks and not any("writing-mode" in c.lexical_text or "<style>" in c.lexical_text for c in chunks)
+    assert "| Implementation" in chunks[0].data["body"]  # the table with its header comes right after the intro
+    text = "# P\n\n<style>\ntd {\n  padding: 0;\n}\n\nth { x: y }\n</style>\n\n## Later\n\nWords.\n"
+    sections = split_sections(text, "p")
+    assert [s.blocks for s in sections] == [["Words."]]
+    assert sections[0].line == 11  # line numbers are still those of the file
