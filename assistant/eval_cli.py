@@ -15,7 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("eval", help="score the full pipeline and the baselines on the labelled eval sets")
     p.add_argument("--set", dest="set_name", choices=[*SETS, "all"], default="all", help="which set (default: all)")
-    p.add_argument("--systems", default="full,bm25,dense", help="comma-separated: full, bm25, dense (default: all three)")
+    p.add_argument(
+        "--systems", default="full,bm25,dense", help="comma-separated: full, bm25, dense (default: all three)"
+    )
     p.add_argument("--json", action="store_true", help="print the table rows as JSON instead of Markdown")
     p.add_argument("--index-dir", type=Path, help="the eval's own index folder (default: .index/eval)")
     p.add_argument("--docs-dir", type=Path, help="vLLM docs ingested beside the corpus (default: ../shared/vllm-docs)")
@@ -43,7 +45,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     settings = eval_settings(Settings().with_overrides(answer_backend=args.backend), args.index_dir)
     sets = list(SETS) if args.set_name == "all" else [args.set_name]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    progress = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+    progress = lambda m: print(m, file=sys.stderr, flush=True)
     run = run_eval(
         settings, sets, systems, docs_dir=args.docs_dir or DEFAULT_DOCS_DIR, progress=progress, split=args.split
     )

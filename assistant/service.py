@@ -11,8 +11,8 @@ from functools import cached_property
 from pathlib import Path
 
 from assistant.answer.extractive import assess_hit, compose
-from assistant.answer.passages import BlockScorer
 from assistant.answer.generative import GenerativeWriter
+from assistant.answer.passages import BlockScorer
 from assistant.errors import IncompleteIndexError, InputError
 from assistant.index import manifest
 from assistant.index.embedder import Embedder, make_embedder
@@ -135,7 +135,11 @@ class Assistant:
             )
 
     def sync(
-        self, specs: Sequence[str], progress: Progress = lambda _m: None, force: bool = False, as_version: str | None = None
+        self,
+        specs: Sequence[str],
+        progress: Progress = lambda _m: None,
+        force: bool = False,
+        as_version: str | None = None,
     ) -> list[SyncReport]:
         """Index vLLM releases from their source (`vllm==X`, a wheel, a source tree, `installed`); known ones are skipped."""
         from assistant.release.sync import sync_release

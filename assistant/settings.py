@@ -61,7 +61,9 @@ class Settings(BaseSettings):
     llm_model: str = Field("Qwen/Qwen3-8B", description="Model name the LLM server serves.")
     llm_api_key: str = Field("EMPTY", description="API key for the LLM server.")
     llm_temperature: float = Field(0.1, ge=0.0, le=2.0, description="Sampling temperature.")
-    llm_timeout: float = Field(20.0, gt=0, description="Seconds before an LLM call is abandoned for the extractive answer.")
+    llm_timeout: float = Field(
+        20.0, gt=0, description="Seconds before an LLM call is abandoned for the extractive answer."
+    )
     llm_max_retries: int = Field(1, ge=0, le=5, description="Retries of a failed LLM call.")
     llm_max_tokens: int = Field(600, ge=16, description="Maximum tokens the LLM may write.")
 
@@ -94,11 +96,16 @@ class Settings(BaseSettings):
         True, description="Record asked questions (masked) for the knowledge-gap list; false records none."
     )
     torch_threads: int = Field(
-        1, ge=0, le=64, description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best."
+        1,
+        ge=0,
+        le=64,
+        description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best.",
     )
 
     # Sync (corpus/sources.yaml)
-    sources_file: Path = Field(REPO_ROOT / "corpus" / "sources.yaml", description="The declared knowledge sources `sync` reads.")
+    sources_file: Path = Field(
+        REPO_ROOT / "corpus" / "sources.yaml", description="The declared knowledge sources `sync` reads."
+    )
     sync_interval_minutes: float = Field(
         0.0, ge=0.0, description="app.py runs `sync` of the enabled sources this often in the background; 0: never."
     )
@@ -128,7 +135,7 @@ class Settings(BaseSettings):
             raise ValueError(f"chroma_url must start with http:// or https://, got {v!r}")
         return v.rstrip("/")
 
-    def with_overrides(self, **overrides: object) -> "Settings":
+    def with_overrides(self, **overrides: object) -> Settings:
         """A copy with the given fields replaced (None means 'not given'), validated again."""
         given = {k: v for k, v in overrides.items() if v is not None}
         return type(self).model_validate({**self.model_dump(), **given}) if given else self

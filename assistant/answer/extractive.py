@@ -9,7 +9,7 @@ from assistant.answer import scope
 from assistant.answer.applicability import Applicability, assess
 from assistant.answer.code_facts import checked_lines, fixed_in_line, name_lines, site_lines
 from assistant.answer.passages import BlockScorer, block_scores, select
-from assistant.answer.text import ABSTAIN, APPLY, CLOSEST, INSTRUCTIONS, LABELS, NOT_VLLM
+from assistant.answer.text import ABSTAIN, APPLY, CLOSEST, INSTRUCTIONS, LABELS, NOT_VLLM, OTHER_SOFTWARE
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
@@ -251,6 +251,8 @@ def compose(
     setup = setup if setup is not None else extract_setup(query.text)
     if setup.uses_vllm is False:  # the user says vLLM is not involved: no vLLM source is about their problem
         return decline(query, hits, NOT_VLLM[query.lang])
+    if setup.other_software:  # about another engine, and vLLM is never mentioned
+        return decline(query, hits, OTHER_SOFTWARE[query.lang].format(name=setup.other_software))
     p = plan(query, hits, min_confidence, setup)
     if p.primary is None and not _answers(findings):
         return abstain(query, hits, p)

@@ -83,6 +83,19 @@ INSTRUCTIONS = {
     ),
 }
 
+# The message is about another engine and never mentions vLLM (`UserSetup.other_software`): the whole answer.
+OTHER_SOFTWARE = {
+    "en": (
+        "This looks like a problem with {name}, not with vLLM. I know vLLM problems only, so nothing I have is "
+        "about it; {name}'s own documentation and issue tracker are the place to look. If you hit it while running "
+        "vLLM, paste the vLLM command and its error or log."
+    ),
+    "zh": (
+        "这看起来是 {name} 的问题，而不是 vLLM 的问题。我只了解 vLLM 的问题，因此没有与此相关的资料，"
+        "请查阅 {name} 自己的文档和 issue。如果是在运行 vLLM 时遇到的，请粘贴 vLLM 的启动命令及其报错或日志。"
+    ),
+}
+
 # The user says vLLM is not involved (`UserSetup.uses_vllm` is False): the whole answer.
 NOT_VLLM = {
     "en": (

@@ -16,6 +16,7 @@ Definitions (also in eval/README.md):
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -67,7 +68,9 @@ def retrieval_scores(
     for q in qids:
         docs = list(dict.fromkeys(ranked.get(q, ())))
         run_dict[q] = {doc: float(len(docs) - i) for i, doc in enumerate(docs)} or {_NO_HIT: 0.0}
-    per_metric = evaluate(qrels, Run(run_dict), list(RETRIEVAL_METRICS.values()), return_mean=False, make_comparable=True)
+    per_metric = evaluate(
+        qrels, Run(run_dict), list(RETRIEVAL_METRICS.values()), return_mean=False, make_comparable=True
+    )
     return {
         q: {name: float(per_metric[ranx_name][i]) for name, ranx_name in RETRIEVAL_METRICS.items()}
         for i, q in enumerate(qids)
@@ -276,8 +279,13 @@ class Row:
     metrics: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"set": self.set, "system": self.system, "n": self.n, **{k: _json_num(v) for k, v in self.metrics.items()}}
+        return {
+            "set": self.set,
+            "system": self.system,
+            "n": self.n,
+            **{k: _json_num(v) for k, v in self.metrics.items()},
+        }
 
 
 def _json_num(v: float) -> float | None:
-    return None if v != v else round(v, 4)  # NaN -> null
+    return None if math.isnan(v) else round(v, 4)  # NaN -> null

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -73,7 +74,9 @@ class Result:
             elif self.retrieval.get("hit@1", 1.0) < 1.0:
                 out.append(f"top hit {self.ranked[0] if self.ranked else '-'} is not relevant")
             if self.facts < 1.0 and not self.answer.abstained:
-                missing = [p for p, ok in zip(item.key_facts, fact_hits(plain_text(self.answer), item.key_facts)) if not ok]
+                missing = [
+                    p for p, ok in zip(item.key_facts, fact_hits(plain_text(self.answer), item.key_facts)) if not ok
+                ]
                 out.append(f"key facts missing: {', '.join(missing)}")
         elif item.expect == "abstain" and not self.answer.abstained:
             out.append(f"answered a negative from {self.answer.citations[0].id if self.answer.citations else '-'}")
@@ -109,8 +112,10 @@ def run_system(
         results.append(result)
         if i % 20 == 0:
             progress(f"{system.name}: {i}/{len(items)}")
-    scores = retrieval_scores({r.item.id: r.item.relevant for r in results if r.item.answerable},
-                              {r.item.id: r.ranked for r in results if r.item.answerable})
+    scores = retrieval_scores(
+        {r.item.id: r.item.relevant for r in results if r.item.answerable},
+        {r.item.id: r.ranked for r in results if r.item.answerable},
+    )
     for r in results:
         r.retrieval = scores.get(r.item.id, {})
     return results
@@ -176,7 +181,7 @@ def table_rows(results: Sequence[Result], set_names: Sequence[str], systems: Seq
 
 
 def _fmt(key: str, v: float) -> str:
-    if v != v:
+    if math.isnan(v):
         return "—"
     return f"{v:.0f}" if key.endswith("_ms") else f"{v:.3f}"
 
@@ -185,7 +190,9 @@ def markdown_table(rows: Sequence[Row]) -> str:
     head = "| set | system | n | " + " | ".join(label for _, label in METRIC_COLUMNS) + " |"
     rule = "|---|---|---:|" + "|".join("---:" for _ in METRIC_COLUMNS) + "|"
     body = [
-        f"| {r.set} | {r.system} | {r.n} | " + " | ".join(_fmt(k, r.metrics.get(k, float('nan'))) for k, _ in METRIC_COLUMNS) + " |"
+        f"| {r.set} | {r.system} | {r.n} | "
+        + " | ".join(_fmt(k, r.metrics.get(k, float("nan"))) for k, _ in METRIC_COLUMNS)
+        + " |"
         for r in rows
     ]
     return "\n".join([head, rule, *body])
@@ -195,7 +202,10 @@ def failure_lines(results: Sequence[Result], system: str) -> list[str]:
     out = []
     for r in results:
         if r.system == system and r.failures:
-            out.append(f"- `{r.item.id}` ({r.item.set}, {r.item.lang}, {r.item.kind or r.item.expect}): " + "; ".join(r.failures))
+            out.append(
+                f"- `{r.item.id}` ({r.item.set}, {r.item.lang}, {r.item.kind or r.item.expect}): "
+                + "; ".join(r.failures)
+            )
     return out
 
 
@@ -255,7 +265,12 @@ def run_eval(
 
     check_system_names(list(system_names))
     sets = load_sets(list(set_names), sets_dir or DEFAULT_SETS_DIR)
-    items = [item for name in set_names for item in sets[name] if split == "all" or is_held_out(item) == (split == "held_out")]
+    items = [
+        item
+        for name in set_names
+        for item in sets[name]
+        if split == "all" or is_held_out(item) == (split == "held_out")
+    ]
     if assistant is None:
         if not docs_dir.is_dir():
             from assistant.errors import ConfigError
@@ -280,7 +295,9 @@ def run_eval(
         "load_avg": round(os.getloadavg()[0], 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, Python {platform.python_version()}",
     }
-    return EvalRun(list(set_names), list(system_names), results, table_rows(results, list(set_names), list(system_names)), meta)
+    return EvalRun(
+        list(set_names), list(system_names), results, table_rows(results, list(set_names), list(system_names)), meta
+    )
 
 
 def release_section(path: Path = REPO_ROOT / "eval" / "release" / "results.md") -> list[str]:
@@ -288,13 +305,24 @@ def release_section(path: Path = REPO_ROOT / "eval" / "release" / "results.md") 
     if not path.is_file():
         return []
     table = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("|")]
-    return ["", "## Raise sites in vLLM's own source", "", *table, "", "Details and misses: [release/results.md](release/results.md)."]
+    return [
+        "",
+        "## Raise sites in vLLM's own source",
+        "",
+        *table,
+        "",
+        "Details and misses: [release/results.md](release/results.md).",
+    ]
 
 
 def paired_chinese(results: Sequence[Result], system: str) -> dict[str, float] | None:
     """hit@3 of each Chinese rendering (docs_zh) beside its English twin's (docs), over the pairs both ran."""
     twins = {r.item.id: r for r in results if r.system == system and r.item.set == "docs"}
-    pairs = [(r, twins[r.item.pair]) for r in results if r.system == system and r.item.set == "docs_zh" and r.item.pair in twins]
+    pairs = [
+        (r, twins[r.item.pair])
+        for r in results
+        if r.system == system and r.item.set == "docs_zh" and r.item.pair in twins
+    ]
     if not pairs:
         return None
     return {
@@ -341,11 +369,13 @@ def _llm_lines(run: EvalRun) -> list[str]:
         "",
         "## LLM backend",
         "",
-        f"Answered (not abstained): {m['llm_written'] + m['llm_fallbacks']:.0f}; written by the LLM and verified: "
-        f"{m['llm_written']:.0f}; extractive fallbacks (LLM unreachable, slow, abstaining or failing verification): "
-        f"{m['llm_fallbacks']:.0f}. Citation validity over the answers the LLM wrote: "
-        f"{_fmt('llm_citation_validity', m['llm_citation_validity'])} (the `citation validity` column counts the "
-        "fallbacks too).",
+        (
+            f"Answered (not abstained): {m['llm_written'] + m['llm_fallbacks']:.0f}; written by the LLM and verified: "
+            f"{m['llm_written']:.0f}; extractive fallbacks (LLM unreachable, slow, abstaining or failing verification): "
+            f"{m['llm_fallbacks']:.0f}. Citation validity over the answers the LLM wrote: "
+            f"{_fmt('llm_citation_validity', m['llm_citation_validity'])} (the `citation validity` column counts the "
+            "fallbacks too)."
+        ),
     ]
 
 
@@ -369,26 +399,30 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         f"`{command}` — definitions in [README.md](README.md). Generated; do not edit by hand.",
         "",
-        f"Index: {run.meta['index_chunks']} chunks (curated corpus + vLLM docs); embedding model "
-        f"`{run.meta['embedding_model']}`; answer backend `{run.meta['answer_backend']}`; "
-        f"min_confidence {run.meta['min_confidence']}; {run.meta['torch_threads']} PyTorch thread(s) per query, as served; "
-        f"{run.meta['machine']}. Latency is wall time per query, warm, "
-        f"on a shared machine (1-min load average {run.meta.get('load_avg', '?')} at the end of the run): read it as an "
-        "order of magnitude; `CPU p50` is the process CPU time per query (all threads), which waiting for a core does not add to.",
+        (
+            f"Index: {run.meta['index_chunks']} chunks (curated corpus + vLLM docs); embedding model "
+            f"`{run.meta['embedding_model']}`; answer backend `{run.meta['answer_backend']}`; "
+            f"min_confidence {run.meta['min_confidence']}; {run.meta['torch_threads']} PyTorch thread(s) per query, as served; "
+            f"{run.meta['machine']}. Latency is wall time per query, warm, "
+            f"on a shared machine (1-min load average {run.meta.get('load_avg', '?')} at the end of the run): read it as an "
+            "order of magnitude; `CPU p50` is the process CPU time per query (all threads), which waiting for a core does not add to."
+        ),
         "",
         markdown_table(run.rows),
         "",
-        "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh + reports), citation validity "
-        "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
-        "wrong-fix rate over near-misses, latency over every query. Baselines abstain only when nothing is retrieved or "
-        "the question instructs the assistant (the prompt-injection refusal of the extractive composer they share). "
-        "Key-fact recall is scored on the answer's lead (the answering source's passage), not on the related sections "
-        "listed under it. `false abstentions`: answerable questions abstained on.",
+        (
+            "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh + reports), citation validity "
+            "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
+            "wrong-fix rate over near-misses, latency over every query. Baselines abstain only when nothing is retrieved, "
+            "the question instructs the assistant, says vLLM is not involved or is about another engine and never mentions "
+            "vLLM (the refusals of the extractive composer they share). "
+            "Key-fact recall is scored on the answer's lead (the answering source's passage), not on the related sections "
+            "listed under it. `false abstentions`: answerable questions abstained on."
+        ),
         "",
         f"Queries: {_split_note(run.meta.get('split', 'all'))}",
     ]
     lines += release_section()
-
 
     lines += _paired_lines(run) + _llm_lines(run)
     for system in run.systems:

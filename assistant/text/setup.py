@@ -57,7 +57,7 @@ class Features:
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
 
-    def merged(self, newer: "Features") -> "Features":
+    def merged(self, newer: Features) -> Features:
         """This turn's features with a later turn's stated values taking precedence."""
         return Features(**{k: v if v is not None else getattr(self, k) for k, v in newer.__dict__.items()})
 
@@ -75,6 +75,7 @@ class UserSetup:
     symptoms: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # the error lines pasted
     uses_vllm: bool | None = None  # False only when the user says vLLM is not involved ("no vllm", "没用 vllm")
+    other_software: str | None = None  # the other engine the message is about, when it never mentions vLLM ("Ollama")
 
     @property
     def sms(self) -> tuple[str, ...]:
@@ -105,7 +106,9 @@ _OTHER_PRODUCT = re.compile(
     r"openai|fastapi|gradio|node|npm|react|pip|setuptools|outlines|guidance|驱动)\W{0,3}$",
     re.IGNORECASE,
 )
-_NIGHTLY = re.compile(r"\b(nightly|main branch|latest main|from main|main/nightly)\b|最新的?\s*main|nightly\s*版", re.I)
+_NIGHTLY = re.compile(
+    r"\b(nightly|main branch|latest main|from main|main/nightly)\b|最新的?\s*main|nightly\s*版", re.IGNORECASE
+)
 
 
 def _vllm_version(text: str) -> str | None:
@@ -170,20 +173,20 @@ _FAMILY = re.compile(
     re.IGNORECASE,
 )
 _QUANT = [
-    ("awq", re.compile(r"\bawq\b|awq[-_]|[-_]awq", re.I)),
-    ("gptq", re.compile(r"gptq", re.I)),
-    ("nvfp4", re.compile(r"nvfp4", re.I)),
-    ("mxfp4", re.compile(r"mxfp4", re.I)),
-    ("fp8", re.compile(r"(?<![a-z])fp8(?![a-z])|float8|e4m3", re.I)),
-    ("w8a8", re.compile(r"w8a8", re.I)),
-    ("w4a16", re.compile(r"w4a16", re.I)),
-    ("int8", re.compile(r"(?<![a-z])int8(?![a-z])", re.I)),
-    ("int4", re.compile(r"(?<![a-z])int4(?![a-z])", re.I)),
-    ("gguf", re.compile(r"gguf", re.I)),
-    ("bitsandbytes", re.compile(r"bitsandbytes|\bbnb\b", re.I)),
+    ("awq", re.compile(r"\bawq\b|awq[-_]|[-_]awq", re.IGNORECASE)),
+    ("gptq", re.compile(r"gptq", re.IGNORECASE)),
+    ("nvfp4", re.compile(r"nvfp4", re.IGNORECASE)),
+    ("mxfp4", re.compile(r"mxfp4", re.IGNORECASE)),
+    ("fp8", re.compile(r"(?<![a-z])fp8(?![a-z])|float8|e4m3", re.IGNORECASE)),
+    ("w8a8", re.compile(r"w8a8", re.IGNORECASE)),
+    ("w4a16", re.compile(r"w4a16", re.IGNORECASE)),
+    ("int8", re.compile(r"(?<![a-z])int8(?![a-z])", re.IGNORECASE)),
+    ("int4", re.compile(r"(?<![a-z])int4(?![a-z])", re.IGNORECASE)),
+    ("gguf", re.compile(r"gguf", re.IGNORECASE)),
+    ("bitsandbytes", re.compile(r"bitsandbytes|\bbnb\b", re.IGNORECASE)),
 ]
 _UNQUANTIZED = re.compile(
-    r"(?<![a-z])(bf16|fp16|bfloat16|float16|fp32|unquantized|full precision|未量化|原始精度)", re.I
+    r"(?<![a-z])(bf16|fp16|bfloat16|float16|fp32|unquantized|full precision|未量化|原始精度)", re.IGNORECASE
 )
 
 
@@ -257,7 +260,7 @@ _SO = re.compile(
 _SO_BACKEND = re.compile(r"\b(xgrammar|guidance|outlines|lm-format-enforcer|lm_format_enforcer)\b", re.IGNORECASE)
 _SO_BACKEND_ARG = re.compile(
     r"(?:structured[-_]outputs[-_]config|guided[-_]decoding[-_]backend)\S*?\s*[\"']?(?:backend)?[\"']?\s*[:= ]\s*[\"']?(auto)\b",
-    re.I,
+    re.IGNORECASE,
 )
 _BATCH_INV = re.compile(r"VLLM_BATCH_INVARIANT(?:\s*=\s*([01]))?|batch[- ]invarian\w*|批次不变|批处理不变")
 _DEEP_GEMM = re.compile(r"VLLM_USE_DEEP_GEMM\s*=\s*([01])")
@@ -293,7 +296,11 @@ def _features(text: str) -> Features:
                 method = m.group(1).lower()
         if method is None:
             words = [m.group(1).lower() for m in _SPEC_WORD.finditer(text) if not _negated(text, m.start())]
-            method = words[0] if words else ("draft_model" if re.search(r"draft model|草稿模型", text, re.I) else None)
+            method = (
+                words[0]
+                if words
+                else ("draft_model" if re.search(r"draft model|草稿模型", text, re.IGNORECASE) else None)
+            )
         method = {"eagle-3": "eagle3", "n-gram": "ngram", "draft": "draft_model"}.get(method or "", method)
     eager_value = _EAGER_VALUE.search(text)
     eager = (eager_value.group(1) == "True") if eager_value else _tri(text, _EAGER)
@@ -334,7 +341,9 @@ def _features(text: str) -> Features:
 _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "illegal_memory_access",
-        re.compile(r"illegal memory access|illegal address|cudaErrorIllegalAddress|非法内存访问|非法地址", re.I),
+        re.compile(
+            r"illegal memory access|illegal address|cudaErrorIllegalAddress|非法内存访问|非法地址", re.IGNORECASE
+        ),
     ),
     (
         "oom",
@@ -342,7 +351,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"out of memory|OutOfMemoryError|\bOOMs?\b|\bOOM(?:ed|ing)\b|No available memory for the cache blocks|"
             r"not enough (?:GPU |KV cache )?memory|insufficient (?:GPU )?memory|显存不足|爆显存|显存溢出|内存不足|"
             r"显存不够|内存溢出|\bOOM了",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
     (
@@ -350,7 +359,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|\bfreez\w*|\bfroze\b|deadlock|no progress|not responding|"
             r"never (?:returns|finishes|completes)|\btimed? ?out\b|watchdog|卡住|卡死|挂起|无响应|没有?反应|一直等|死锁|超时",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
     (
@@ -361,7 +370,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"!!!!|tool_calls?\W{0,20}(?:is |are )?(?:always |still )?empty|乱码|胡言乱语|重复输出|输出重复|循环输出|"
             r"重复好几遍|重复了好几|一直重复|反复重复|不停重复|重复几遍|重复同一|"
             r"输出全是|输出不对|结果不对|答非所问|解析不出|为空|是空的|一直是空",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
     (
@@ -371,7 +380,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"depending)|(?:outputs?|results?|logprobs?) (?:still |also )?differ|different (?:outputs?|results?|logprobs?|"
             r"answers?)|inconsistent|not reproducible|irreproducible|batch[- ]invarian\w*|非确定|不确定性|"
             r"不一致|对不上|结果不同|输出不同|不能复现|无法复现|批次不变",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
     (
@@ -381,7 +390,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\bTTFT\b|\bITL\b|\bTPOT\b|time to first token|"
             r"takes? (?:\d+|several|many|a few) (?:s|sec|seconds|minutes)|吞吐|很慢|变慢|太慢|更慢|还慢|速度|性能|延迟|"
             r"接受率|等好几秒|好几秒",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
     (
@@ -390,7 +399,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"pip install|build(?:ing)? (?:from source|fails?|failed|error)|failed to build|compil(?:e|ation) (?:error|fail)|"
             r"\bwheel\b|setup\.py|\bcmake\b|ModuleNotFoundError|ImportError|undefined symbol|no matching distribution|"
             r"安装失败|编译失败|编译报错|构建失败|装不上|安装报错",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
     (
@@ -399,7 +408,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\bcrash(?:es|ed|ing)?\b|Traceback|\b\w+(?:Error|Exception):|EngineDeadError|\bdied\b|\bdies\b|\babort\w*|"
             r"segfault|segmentation fault|core dumped|HTTP 500|\b500 Internal|exit code \d+|崩溃|挂了|挂掉|报错|宕机|"
             r"退出|死掉",
-            re.I,
+            re.IGNORECASE,
         ),
     ),
 ]
@@ -455,6 +464,43 @@ def _uses_vllm(text: str) -> bool | None:
     return any(start not in negated for start in mentions)
 
 
+# Other inference engines and training stacks, by the names their users and their logs use. A message that runs one
+# of them and never mentions vLLM is about that software; "switched from Ollama" or "faster than TGI" is not.
+_OTHER_SOFTWARE = {
+    "Ollama": r"ollama",
+    "llama.cpp": r"llama\.cpp|llama-server|llama_model_load|llama-cpp-python",
+    "Text Generation Inference": r"text-generation-inference|text_generation_server|TGI",
+    "SGLang": r"sglang",
+    "TensorRT-LLM": r"tensorrt[-_ ]llm|trt[-_]?llm",
+    "LMDeploy": r"lmdeploy",
+    "ExLlama": r"exllama(?:v2)?",
+    "DeepSpeed": r"deepspeed(?![-_ ]?fp)",
+    "Megatron-LM": r"megatron(?:-lm)?",
+    "the Hugging Face Trainer": r"(?:HF|Hugging ?Face|transformers)\s+Trainer|SFTTrainer|Seq2SeqTrainer",
+    "ComfyUI": r"comfyui",
+    "LM Studio": r"LM ?Studio",
+}
+_OTHER = {name: re.compile(rf"(?<![\w.-])(?:{p})(?![\w-])", re.IGNORECASE) for name, p in _OTHER_SOFTWARE.items()}
+# "from Ollama", "instead of TGI", "than sglang", "what TGI gave us", "从 ollama 迁移", "和 sglang 相比": a comparison.
+# Missing a comparison only leaves the question to the usual evidence; taking one for the subject would decline it.
+_COMPARED = re.compile(
+    r"(?:\bfrom|\binstead of|\bthan|\bvs\.?|\bversus|\bcompared (?:to|with)|\blike|\bwhat|\bunlike|"
+    r"从|和|跟|比|换成|替代|之前用|以前用)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _other_software(text: str) -> str | None:
+    """The other engine a message that never mentions vLLM is about ("Ollama"), or None."""
+    if _VLLM.search(text):
+        return None
+    for name, pattern in _OTHER.items():
+        for m in pattern.finditer(text):
+            if not _COMPARED.search(text[max(0, m.start() - 20) : m.start()]):
+                return name
+    return None
+
+
 def extract_setup(text: str) -> UserSetup:
     """The setup one message states."""
     signals = extract_signals(text)
@@ -470,6 +516,7 @@ def extract_setup(text: str) -> UserSetup:
         symptoms=_symptoms(text),
         errors=signals.messages,
         uses_vllm=_uses_vllm(text),
+        other_software=_other_software(text),
     )
 
 
@@ -493,5 +540,7 @@ def conversation_setup(question: str, earlier_user_turns: Sequence[str] = ()) ->
             symptoms=turn.symptoms or setup.symptoms,
             errors=turn.errors or setup.errors,
             uses_vllm=turn.uses_vllm if turn.uses_vllm is not None else setup.uses_vllm,
+            # a turn that mentions vLLM, or names another engine, settles what the conversation is about
+            other_software=None if turn.uses_vllm is not None else turn.other_software or setup.other_software,
         )
     return setup

@@ -124,3 +124,24 @@ def test_the_conversation_adds_up_later_turns_override():
 def test_the_user_can_say_vllm_is_not_involved(text, uses):
     assert extract_setup(text).uses_vllm is uses
     assert conversation_setup("and on an H100?", [text]).uses_vllm is uses  # kept over a follow-up that is silent
+
+
+@pytest.mark.parametrize(
+    "text, other",
+    [
+        ("ollama run llama3.1:70b Error: llama runner process has terminated", "Ollama"),
+        ("llama_model_load: error loading model: unknown model architecture", "llama.cpp"),
+        ("DeepSpeed ZeRO-3 run dies at step 1200: CUDA error: an illegal memory access", "DeepSpeed"),
+        ("用 sglang 部署 Qwen2.5-72B，启动报 RuntimeError", "SGLang"),
+        ("TGI won't start on our V100s: shard-manager exited", "Text Generation Inference"),
+        ("sglang launch_server fails, and vllm serve works on the same box", None),  # vLLM is in it
+        ("we switched from Ollama and now get 400s on tool calls", None),  # where they came from, not what they run
+        ("throughput is half of what TGI gave us on the same model", None),
+        ("DeepSpeedFP quantization fails to load the checkpoint", None),  # a vLLM quantization method
+        ("CUDA error: an illegal memory access was encountered", None),
+    ],
+)
+def test_a_message_about_another_engine_that_never_mentions_vllm(text, other):
+    assert extract_setup(text).other_software == other
+    assert conversation_setup("any idea?", [text]).other_software == other  # a silent follow-up keeps it
+    assert conversation_setup("it is vllm serve actually", [text]).other_software is None
