@@ -198,10 +198,20 @@ def decline(query: Query, hits: list[Hit], body: str) -> Answer:
     return Answer(body=body, abstained=True, language=query.lang, citations=(), hits=tuple(hits))
 
 
-def refuse_instructions(query: Query, hits: list[Hit], found: list[str]) -> Answer:
-    """The answer to a message that instructs the assistant: what was found, and nothing from the sources."""
-    quoted = ", ".join(f"“{f[:80]}”" for f in found[:3])
-    return decline(query, hits, INSTRUCTIONS[query.lang].format(found=quoted))
+def refusal_text(query: Query, setup: UserSetup) -> str | None:
+    """The whole answer to a message no source should answer, whatever the evidence; None for any other.
+
+    A message that instructs the assistant (prompt injection: neither followed nor answered around), one
+    that says vLLM is not involved, and one about another engine that never mentions vLLM.
+    """
+    found = find_instructions(query.text)
+    if found:
+        return INSTRUCTIONS[query.lang].format(found=", ".join(f"“{f[:80]}”" for f in found[:3]))
+    if setup.uses_vllm is False:
+        return NOT_VLLM[query.lang]
+    if setup.other_software:
+        return OTHER_SOFTWARE[query.lang].format(name=setup.other_software)
+    return None
 
 
 def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> list[str]:
@@ -245,14 +255,10 @@ def compose(
     `release_check`: flags and env vars of the answer checked against the user's release, and a curated
     `fixed_in` at or before the stated version pointed out.
     """
-    found = find_instructions(query.text)
-    if found:  # prompt injection: neither followed nor answered around
-        return refuse_instructions(query, hits, found)
     setup = setup if setup is not None else extract_setup(query.text)
-    if setup.uses_vllm is False:  # the user says vLLM is not involved: no vLLM source is about their problem
-        return decline(query, hits, NOT_VLLM[query.lang])
-    if setup.other_software:  # about another engine, and vLLM is never mentioned
-        return decline(query, hits, OTHER_SOFTWARE[query.lang].format(name=setup.other_software))
+    refusal = refusal_text(query, setup)
+    if refusal is not None:
+        return decline(query, hits, refusal)
     p = plan(query, hits, min_confidence, setup)
     if p.primary is None and not _answers(findings):
         return abstain(query, hits, p)
