@@ -3,6 +3,7 @@ sources, each claim followed by the [n] of the source it came from (pure; no mod
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assistant.answer import scope
@@ -77,10 +78,42 @@ def _excerpt(body: str, query: Query, limit: int, keep_opening: bool = True, sco
     return "\n\n".join(blocks[i] for i in select(blocks, scores, limit))
 
 
-def _doc_body(hit: Hit, query: Query, lang: Lang, n: int, scorer: BlockScorer | None) -> list[str]:
+def _doc_body(
+    hit: Hit, parts: Sequence[Chunk], query: Query, lang: Lang, citations: list[Citation], scorer: BlockScorer | None
+) -> list[str]:
+    """A docs section's answer: its paragraphs that address the question, read across every retrieved part of it.
+
+    A long section is indexed in parts; the fix is often in a later part than the one that matched best ("If you
+    frequently encounter preemptions, consider the following actions:" ends part 1, the actions open part 2).
+    Each paragraph is cited to the part it is in. `citations` holds the primary's [1]; other parts are added.
+    """
     label = LABELS[lang]["from_docs"]
-    excerpt = _excerpt(hit.chunk.data["body"], query, _DOC_EXCERPT_CHARS, keep_opening=False, scorer=scorer)
-    return [f"**{label}: {hit.chunk.title}** [{n}]", "", _cite(excerpt, n)]
+    n = len(citations)
+    head = [f"**{label}: {hit.chunk.title}** [{n}]", ""]
+    if not parts:
+        excerpt = _excerpt(hit.chunk.data["body"], query, _DOC_EXCERPT_CHARS, keep_opening=False, scorer=scorer)
+        return [*head, _cite(excerpt, n)]
+    chunks = sorted([hit.chunk, *parts], key=lambda c: c.data.get("part", 1))
+    blocks: list[str] = []
+    owners: list[Chunk] = []
+    for chunk in chunks:
+        own = split_blocks(chunk.data["body"])
+        blocks += own
+        owners += [chunk] * len(own)
+    tokens = tuple(query.focus_tokens or query.lexical_tokens) + tuple(query.english_tokens)
+    scores = block_scores(blocks, tokens, scorer(blocks) if scorer else None)
+    numbers = {hit.chunk.id: n}
+    groups: list[tuple[int, list[str]]] = []  # consecutive blocks of one part, under that part's number
+    for i in select(blocks, scores, _DOC_EXCERPT_CHARS):
+        owner = owners[i]
+        if owner.id not in numbers:
+            numbers[owner.id] = len(citations) + 1
+            citations.append(Citation(numbers[owner.id], owner.id, owner.title, owner.source))
+        if groups and groups[-1][0] == numbers[owner.id]:
+            groups[-1][1].append(blocks[i])
+        else:
+            groups.append((numbers[owner.id], [blocks[i]]))
+    return [*head, "\n\n".join(_cite("\n\n".join(group), k) for k, group in groups)]
 
 
 def _qa_body(hit: Hit, lang: Lang, n: int) -> list[str]:
@@ -278,8 +311,13 @@ def compose(
         lines = _qa_body(primary, lang, 1)
     elif primary.chunk.kind == "issue":  # may cite the issue and its resolution as two sources
         lines = _issue_body(primary, lang, 1, citations)
-    else:
-        lines = _doc_body(primary, query, lang, 1, scorer)
+    else:  # with the other retrieved parts of the same section
+        parts = [
+            h.chunk
+            for h in hits
+            if h is not primary and h.chunk.kind == "doc" and h.chunk.source == primary.chunk.source
+        ]
+        lines = _doc_body(primary, parts, query, lang, citations, scorer)
     stated = findings.stated if findings else None
     fixed = fixed_in_line(primary.chunk.entry.fixed_in if primary.chunk.kind == "entry" else None, stated, lang)
     checked = checked_lines("\n".join(lines), release_check, lang)

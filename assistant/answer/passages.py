@@ -9,6 +9,7 @@ introduces it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from assistant.text.tokenize import tokenize
@@ -16,6 +17,7 @@ from assistant.text.tokenize import tokenize
 # Dense similarity of the question to each block: supplied by the caller (the embedding model).
 BlockScorer = Callable[[Sequence[str]], Sequence[float]]
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _DENSE_WEIGHT = 0.6  # meaning counts more than shared words; shared words break ties and catch flags
 
 
@@ -41,26 +43,49 @@ def block_scores(blocks: Sequence[str], query_tokens: Sequence[str], dense: Sequ
     return [_DENSE_WEIGHT * d + (1 - _DENSE_WEIGHT) * x for d, x in zip(scaled, lexical)]
 
 
+def _is_list(block: str) -> bool:
+    return bool(_LIST_ITEM.match(block))
+
+
+def _introduces(block: str) -> bool:
+    """A paragraph that ends announcing what follows: "consider the following actions:"."""
+    return block.rstrip().endswith((":", "："))
+
+
+def _with_context(blocks: Sequence[str], i: int) -> list[int]:
+    """Block `i` with what it cannot be read without: the paragraph that introduces a code block, table or list,
+    and the block a paragraph announces ("run this:", "consider the following actions:")."""
+    block = blocks[i]
+    if (_is_code_or_table(block) or _is_list(block)) and i > 0:
+        before = blocks[i - 1]
+        if _introduces(before) or (_is_code_or_table(block) and not _is_code_or_table(before) and not _is_list(before)):
+            return [i - 1, i]
+    if i + 1 < len(blocks) and (_is_code_or_table(blocks[i + 1]) or _introduces(block)):
+        return [i, i + 1]
+    return [i]
+
+
 def select(blocks: Sequence[str], scores: Sequence[float], limit: int) -> list[int]:
     """Block indices to show, the best first; then the others that fit, in page order.
 
-    A code block or table that scores best brings the paragraph before it (what the code is for).
+    Each block comes with its context (`_with_context`): a code block, table or list that scores best brings the
+    paragraph that introduces it, and a paragraph that announces what follows brings the block after it.
     """
     if not blocks:
         return []
     best = max(range(len(blocks)), key=lambda i: (scores[i], -i))
-    lead = [best]
-    if _is_code_or_table(blocks[best]) and best > 0 and not _is_code_or_table(blocks[best - 1]):
-        lead = [best - 1, best]
-    elif best + 1 < len(blocks) and _is_code_or_table(blocks[best + 1]):
-        lead = [best, best + 1]  # "run this:" and the command
+    lead = _with_context(blocks, best)
     size = sum(len(blocks[i]) for i in lead)
-    rest = []
+    rest: list[int] = []
     for i in sorted(range(len(blocks)), key=lambda i: -scores[i]):
-        if i in lead or size + len(blocks[i]) > limit:
+        if i in lead or i in rest:
             continue
         if scores[i] <= 0 and rest:
             break
-        rest.append(i)
-        size += len(blocks[i])
+        group = [j for j in _with_context(blocks, i) if j not in lead and j not in rest]
+        extra = sum(len(blocks[j]) for j in group)
+        if size + extra > limit:
+            continue
+        rest.extend(group)
+        size += extra
     return lead + sorted(rest)

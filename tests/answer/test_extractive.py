@@ -100,3 +100,41 @@ def test_a_problem_with_another_engine_is_not_answered_from_vllm_sources():
     assert "problem with Ollama, not with vLLM" in answer.body and "60479" not in answer.body
     zh = compose(analyze("用 ollama 跑 AWQ 模型，A100 上 batch size 不同输出不一样"), [_entry_hit(AWQ)], 0.5)
     assert zh.abstained and "Ollama 的问题" in zh.body
+
+
+def _part(n: int, body: str, confidence: float) -> Hit:
+    source = "docs/configuration/optimization.md#preemption"
+    chunk = Chunk(
+        id=source if n == 1 else f"{source}~{n}",
+        kind="doc",
+        title="Optimization and Tuning › Preemption",
+        source=source,
+        origin="docs/configuration/optimization.md",
+        dense_text=body,
+        lexical_text=body,
+        data={"body": body, "part": n, "parts": 2},
+    )
+    return Hit(chunk=chunk, score=confidence, confidence=confidence)
+
+
+def test_the_fix_in_a_later_part_of_the_section_leads_the_answer_cited_to_that_part():
+    part1 = _part(
+        1,
+        "Preemption happens when KV cache space runs out for the running requests.\n\n"
+        + "Recomputing preempted requests costs latency, which adds up over a long batch job. " * 8
+        + "\n\nIf you frequently encounter preemptions, consider the following actions:",
+        0.9,
+    )
+    part2 = _part(
+        2,
+        "- Increase `gpu_memory_utilization` to give the KV cache more memory.\n"
+        "- Decrease `max_num_seqs` so fewer requests share the cache.",
+        0.6,
+    )
+    q = "WARNING: sequence group is preempted because there is not enough KV cache space; what should I change?"
+    answer = compose(analyze(q), [part1, part2], 0.5)
+    assert not answer.abstained
+    assert "`gpu_memory_utilization`" in answer.lead and "consider the following actions:" in answer.lead
+    assert [c.id for c in answer.citations] == [part1.chunk.id, part2.chunk.id]
+    assert "Decrease `max_num_seqs` so fewer requests share the cache. [2]" in answer.lead  # cited to part 2
+    assert "(part 2/2)" not in answer.body  # not listed again under "see also"
