@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     top_k: int = Field(5, ge=1, le=50, description="Hits returned with each answer.")
     candidates: int = Field(30, ge=5, le=500, description="Candidates each retrieval channel contributes to fusion.")
     min_confidence: float = Field(
-        0.532,
+        0.430,
         ge=0.0,
         le=1.0,
         description="Abstain below this evidence score (chosen on out-of-fold scores by `eval/calibrate.py`).",

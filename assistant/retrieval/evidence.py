@@ -42,8 +42,8 @@ def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known:
 # Logistic model over the views, fitted by `eval/calibrate.py` with 5-fold cross-validation on the fitting
 # side of the eval split only (answerable vs off-topic questions; the held-out third is never used, see
 # eval/calibration.md); its output is a probability that the chunk answers the question.
-WEIGHTS = (7.54, 7.75, 8.26, 1.48)  # cosine, coverage, known share, channel agreement
-BIAS = -10.65
+WEIGHTS = (7.47, 7.01, 9.00, 1.66)  # cosine, coverage, known share, channel agreement
+BIAS = -10.96
 
 
 def evidence(cosine: float, cover: float, known: float, agree: bool) -> float:

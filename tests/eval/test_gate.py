@@ -27,16 +27,20 @@ from assistant.settings import Settings
 SETS = ["seed", "docs", "docs_zh", "reports", "negatives", "near_miss"]
 AWQ_ENTRY = "awq-batch-invariance-sm80"
 
-# Issue #9's targets, and where the held-out measurement is below one, the level the gate holds instead. Not met
-# yet (eval/results.md, held-out split): abstention recall 0.808 = 21/26 (target 0.90), false abstentions 0.082 =
-# 5/61 (target 0.05), docs key-fact recall on the lead 0.895 = 17/19 (target 0.90). These floors stop a regression;
-# they are not the goal, and they only ever move towards it, with one exception said here: the false-abstention
-# floor went from 0.06 to 0.09 when the `reports` set (GitHub issues as users file them) joined the gate. On the
-# sets it was set on (seed, docs, docs_zh) the measurement is unchanged, 3/55; the 6 held-out reports add 2.
-DOCS_KEY_FACTS = 0.88  # target 0.90
-ABSTAIN_RECALL = 0.76  # target 0.90; one question below the measurement (was 0.667 on 9 negatives)
-FALSE_ABSTENTION = 0.09  # target 0.05
-REPORTS_KEY_FACTS = 0.5  # no target of its own; measured 0.500 = 3/6 (0.625 on all 16, 0.375 before issue pastes were read as problems)
+# Issue #9's targets, and where the held-out measurement is below one, the level the gate holds instead. Measured
+# (eval/results.md, held-out split, 2026-11-30): docs key-fact recall on the lead 0.947 = 18/19 (target 0.90: met, so
+# the floor is the target); abstention recall 0.833 = 25/30 (target 0.90); false abstentions 0.062 = 4/65 (target
+# 0.05). These floors stop a regression of more than one question; they are not the goal, and they only move towards
+# it, with two exceptions said here, both from harder questions joining the held-out split rather than from the
+# pipeline getting worse:
+# - false abstentions: 0.06 -> 0.09 when the `reports` set (GitHub issues as users file them) joined the gate (on
+#   seed, docs and docs_zh it was 3/55 then; it is 2/55 now), back to 0.08 now.
+# - reports key-fact recall: 0.5 -> 0.4 when rep-17..rep-28, written without running the assistant on them, joined
+#   (4 of them are held out; 1 of those 4 is answered with its fix). The 6 held-out reports of before still score 3/6.
+DOCS_KEY_FACTS = 0.90  # the target
+ABSTAIN_RECALL = 0.80  # target 0.90; one question below the measurement (24/30)
+FALSE_ABSTENTION = 0.08  # target 0.05; one question above the measurement (5/65 = 0.077)
+REPORTS_KEY_FACTS = 0.4  # no target of its own; measured 0.400 = 4/10
 
 
 @pytest.fixture(scope="module")
