@@ -141,6 +141,9 @@ class Answer:
     notice: str | None = None  # e.g. "the LLM was unreachable; extractive answer shown"
     lead: str = ""  # the part that answers (the answering source's passage), without related reading
     written_by: Literal["extractive", "llm"] = "extractive"  # "llm" only when a generated answer passed verification
+    # Abstained by rule, not for want of knowledge: the message instructs the assistant, or is not about vLLM. Not a
+    # knowledge gap.
+    declined: bool = False
 
     def cited_hit(self, n: int) -> Hit | None:
         """The hit behind citation [n] (its chunk's data: what a face shows about the source)."""

@@ -228,7 +228,7 @@ def abstain(query: Query, hits: list[Hit], p: Plan | None = None) -> Answer:
 
 def decline(query: Query, hits: list[Hit], body: str) -> Answer:
     """An answer that takes nothing from the sources: the message instructs the assistant, or is not about vLLM."""
-    return Answer(body=body, abstained=True, language=query.lang, citations=(), hits=tuple(hits))
+    return Answer(body=body, abstained=True, language=query.lang, citations=(), hits=tuple(hits), declined=True)
 
 
 def refusal_text(query: Query, setup: UserSetup) -> str | None:

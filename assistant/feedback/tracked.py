@@ -70,7 +70,9 @@ class TrackedAssistant:
             self.observer(face, answer)
         top = answer.hits[0].chunk.id if answer.hits else None
         try:
-            return self.store.record_question(face, question.strip(), answer.abstained, top)
+            # a declined message (instructions to the assistant, another engine) is no gap in the knowledge
+            gap = answer.abstained and not answer.declined
+            return self.store.record_question(face, question.strip(), gap, top)
         except StoreError as exc:
             log.error("question not logged; answering anyway", extra={"face": face, "error": str(exc)})
             if self.on_store_error is not None:
