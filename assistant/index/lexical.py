@@ -25,7 +25,7 @@ from assistant.text.tokenize import tokenize
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 5  # bumped whenever tokenization changes: older caches hold other tokens
+CACHE_FORMAT = 5  # bumped whenever tokenization changes: older caches hold other tokens
 
 
 class LexicalIndex:
@@ -77,7 +77,7 @@ class LexicalIndex:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         blob = {
-            "format": _FORMAT,
+            "format": CACHE_FORMAT,
             "revision": revision,
             "location": location,
             "ids": [c.id for c in self.chunks],
@@ -91,7 +91,7 @@ class LexicalIndex:
         """The index over `chunks` with cached tokens, if the cache matches the store's revision; else None."""
         try:
             blob = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(blob, dict) or blob.get("format") != _FORMAT:
+            if not isinstance(blob, dict) or blob.get("format") != CACHE_FORMAT:
                 return None
             if blob.get("revision") != revision or blob.get("location") != location:
                 return None

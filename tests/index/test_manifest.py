@@ -11,6 +11,7 @@ import pytest
 
 from assistant.errors import IncompleteIndexError
 from assistant.index import manifest
+from assistant.index.lexical import CACHE_FORMAT
 from assistant.service import Assistant
 from tests.conftest import make_settings
 
@@ -73,14 +74,14 @@ class _Boom:
 
 @pytest.mark.parametrize(
     "cache",
-    [b"\x80\x09not a pickle protocol", b"{not json", b'{"format": 4, "revision": "x", "ids": 1, "tokens": 2}', b"[]"],
+    [b"\x80\x09not a pickle protocol", b"{not json", f'{{"format": {CACHE_FORMAT}, "revision": "x", "ids": 1, "tokens": 2}}'.encode(), b"[]"],
 )
 def test_a_corrupt_lexical_cache_is_rebuilt_and_a_pickle_never_loaded(tmp_path: Path, embedder, cache: bytes) -> None:
     a = Assistant(make_settings(tmp_path / "idx"), embedder=embedder)
     a.ensure_index()
     a.ask(KNOWN)  # writes the cache
     json_cache = tmp_path / "idx" / f"lexical-{a.settings.collection}.json"
-    assert json.loads(json_cache.read_text())["format"] == 4
+    assert json.loads(json_cache.read_text())["format"] == CACHE_FORMAT
     json_cache.write_bytes(cache)
     marker = tmp_path / "pwned"
     old_pickle = json_cache.with_suffix(".pkl")
@@ -89,4 +90,4 @@ def test_a_corrupt_lexical_cache_is_rebuilt_and_a_pickle_never_loaded(tmp_path: 
     fresh = Assistant(make_settings(tmp_path / "idx"), embedder=embedder)
     assert fresh.ask(KNOWN).citations[0].id == "deepgemm-fp8-home-path-empty"
     assert not marker.exists() and not old_pickle.exists()
-    assert json.loads(json_cache.read_text())["format"] == 4  # rebuilt
+    assert json.loads(json_cache.read_text())["format"] == CACHE_FORMAT  # rebuilt
