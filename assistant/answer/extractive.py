@@ -9,8 +9,22 @@ from dataclasses import dataclass
 from assistant.answer import scope
 from assistant.answer.applicability import Applicability, assess
 from assistant.answer.code_facts import checked_lines, fixed_in_line, name_lines, site_lines
+from assistant.answer.collect import missing_details, read_as
 from assistant.answer.passages import BlockScorer, block_scores, select
-from assistant.answer.text import ABSTAIN, APPLY, CLOSEST, INSTRUCTIONS, LABELS, NOT_VLLM, OTHER_SOFTWARE
+from assistant.answer.text import (
+    ABSTAIN,
+    APPLY,
+    CLOSEST,
+    COLLECT,
+    COLLECT_HEAD,
+    COLLECTED,
+    HANG,
+    INSTRUCTIONS,
+    LABELS,
+    NOT_VLLM,
+    OTHER_SOFTWARE,
+    READ,
+)
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
@@ -214,11 +228,28 @@ def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str
     return lines + [""]
 
 
-def abstain(query: Query, hits: list[Hit], p: Plan | None = None) -> Answer:
+def _next_steps(query: Query, setup: UserSetup) -> list[str]:
+    """What the user should collect next: only what their message does not give, after what it was read as."""
+    lang = query.lang
+    lines = [ABSTAIN[lang]]
+    described = read_as(setup)
+    if described:
+        lines += ["", READ[lang].format(setup=", ".join(described))]
+    missing = missing_details(query.text, setup)
+    if missing:
+        lines += ["", COLLECT_HEAD[lang]] + [f"- {COLLECT[lang][d]}" for d in missing]
+    else:
+        lines += ["", COLLECTED[lang]]
+    if "hang" in setup.symptoms:
+        lines += ["", HANG[lang]]
+    return lines
+
+
+def abstain(query: Query, hits: list[Hit], p: Plan | None = None, setup: UserSetup | None = None) -> Answer:
     lang = query.lang
     citations: list[Citation] = []
     lines = _ruled_out_lines(p, lang, citations) if p else []
-    lines.append(ABSTAIN[lang])
+    lines += _next_steps(query, setup if setup is not None else extract_setup(query.text))
     shown = {c.id for c in citations}
     close = [h for h in hits if h.chunk.id not in shown][:2]
     if close:
@@ -294,7 +325,7 @@ def compose(
         return decline(query, hits, refusal)
     p = plan(query, hits, min_confidence, setup)
     if p.primary is None and not _answers(findings):
-        return abstain(query, hits, p)
+        return abstain(query, hits, p, setup)
     lang = query.lang
     primary = p.primary
     citations: list[Citation] = []

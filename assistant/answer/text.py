@@ -46,25 +46,45 @@ LABELS = {
 }
 
 ABSTAIN = {
-    "en": (
-        "I could not find this problem in the knowledge base or the vLLM documentation I have, so I will not "
-        "guess at a fix.\n\n"
-        "To narrow it down, please collect and share:\n"
-        "- the output of `vllm collect-env` (or `python collect_env.py` from the vLLM repository on older versions);\n"
-        "- the full traceback or server log, from the first `Traceback` line to the last error line;\n"
-        "- your vLLM, PyTorch and CUDA versions, and the GPU model(s);\n"
-        "- the exact command or code that starts vLLM, with its flags and environment variables;\n"
-        "- the model name and, if it is quantized, the quantization method."
-    ),
-    "zh": (
-        "在知识库和现有的 vLLM 文档中没有找到这个问题，我不会猜测解决方法。\n\n"
-        "为了进一步定位，请收集并提供：\n"
-        "- `vllm collect-env` 的输出（旧版本可使用 vLLM 仓库中的 `python collect_env.py`）；\n"
-        "- 完整的 traceback 或服务日志，从第一行 `Traceback` 到最后一行错误；\n"
-        "- vLLM、PyTorch、CUDA 的版本，以及 GPU 型号；\n"
-        "- 启动 vLLM 的完整命令或代码，包括参数和环境变量；\n"
-        "- 模型名称，如果是量化模型，请说明量化方法。"
-    ),
+    "en": "I could not find this problem in the knowledge base or the vLLM documentation I have, so I will not "
+    "guess at a fix.",
+    "zh": "在知识库和现有的 vLLM 文档中没有找到这个问题，我不会猜测解决方法。",
+}
+# What the user's message was read as (`UserSetup.describe()`), so they can see it was read.
+READ = {"en": "From your message: {setup}.", "zh": "从你的消息中读到：{setup}。"}
+# The details to collect (`answer/collect.py` keeps the ones the message does not give).
+COLLECT_HEAD = {"en": "To narrow it down, please collect and share:", "zh": "为了进一步定位，请收集并提供："}
+COLLECT = {
+    "en": {
+        "environment": "the output of `vllm collect-env` (or `python collect_env.py` from the vLLM repository on older "
+        "versions);",
+        "log": "the full traceback or server log, from the first `Traceback` line to the last error line;",
+        "versions": "your vLLM, PyTorch and CUDA versions, and the GPU model(s);",
+        "command": "the exact command or code that starts vLLM, with its flags and environment variables;",
+        "model": "the model name and, if it is quantized, the quantization method.",
+    },
+    "zh": {
+        "environment": "`vllm collect-env` 的输出（旧版本可使用 vLLM 仓库中的 `python collect_env.py`）；",
+        "log": "完整的 traceback 或服务日志，从第一行 `Traceback` 到最后一行错误；",
+        "versions": "vLLM、PyTorch、CUDA 的版本，以及 GPU 型号；",
+        "command": "启动 vLLM 的完整命令或代码，包括参数和环境变量；",
+        "model": "模型名称，如果是量化模型，请说明量化方法。",
+    },
+}
+# Nothing left to ask for: the message has the environment, the log, the command and the model.
+COLLECTED = {
+    "en": "Your message already has the details I would ask for, so this may be a problem I do not know yet. Search "
+    "vLLM's GitHub issues (https://github.com/vllm-project/vllm/issues) for its error line, or open one with what you "
+    "pasted here.",
+    "zh": "你的消息已经包含了我会询问的信息，这可能是一个我还不了解的问题。可以用报错行搜索 vLLM 的 GitHub issue"
+    "（https://github.com/vllm-project/vllm/issues），或者用这里粘贴的内容新建一个 issue。",
+}
+# A hang names no error to search for: where the vLLM docs say how to make vLLM log where it is stuck.
+HANG = {
+    "en": "For a hang, the “Enable more logging” section of vLLM's troubleshooting guide "
+    "(docs/usage/troubleshooting.md#enable-more-logging) says how to make vLLM log where it is stuck.",
+    "zh": "如果是卡住（hang），vLLM 排障指南的 “Enable more logging” 一节"
+    "（docs/usage/troubleshooting.md#enable-more-logging）说明了如何让 vLLM 记录卡在哪里。",
 }
 
 # A question or paste that instructs the assistant (assistant/text/injection.py): {found} lists what was found.

@@ -54,6 +54,7 @@ _OTHER_TOOL = re.compile(
 )
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]{{2,}}")
 
+
 @dataclass(frozen=True)
 class Term:
     kind: TermKind
@@ -379,6 +380,7 @@ def verify(
     absent_spans: list[tuple[int, int, Term]] = []
     markers: dict[Term, str] = {}
     if release_check is not None:
+
         def line_of(a: int) -> str:
             end = text.find("\n", a)
             return text[text.rfind("\n", 0, a) + 1 : end if end >= 0 else len(text)]

@@ -30,6 +30,11 @@ _TEMPLATE_LINE = re.compile(
 )
 
 
+def has_environment_report(text: str) -> bool:
+    """Whether a paste holds a `collect_env.py` / `vllm collect-env` report."""
+    return bool(_ENVIRONMENT.search(text))
+
+
 def _drop_environment(match: re.Match[str]) -> str:
     block = match.group(0)
     return "" if _ENVIRONMENT.search(block) else block

@@ -1,0 +1,55 @@
+"""What to ask for when no source answers: the details the user's message does not already give (pure).
+
+An abstention that asks for the `collect-env` output, the traceback and the command after the user pasted all
+three reads as if the message went unread. The checklist keeps only what is missing and says what was read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.text.report import has_environment_report
+from assistant.text.setup import UserSetup
+
+# Asked for in this order; each is a key of `answer.text.COLLECT`.
+DETAILS = ("environment", "log", "versions", "command", "model")
+
+_LOG = re.compile(
+    r"Traceback \(most recent call last\)|\[rank\d+\]:"
+    r"|^\s*(?:\(\w+ pid=\d+\)\s*)?(?:INFO|WARNING|DEBUG|ERROR|CRITICAL)\s+\d{2}-\d{2} \d{2}:\d{2}:\d{2}",  # vLLM's log
+    re.MULTILINE,
+)
+# The command as typed, or as the server logs it on start-up ("non-default args: {...}", "args: Namespace(...)").
+_COMMAND = re.compile(
+    r"\bvllm serve\b|python3? -m vllm\b|\bLLM\(|\bdocker run\b[^\n]*vllm|non-default args:|\bargs: Namespace\(",
+    re.IGNORECASE,
+)
+
+
+def missing_details(text: str, setup: UserSetup) -> list[str]:
+    """The `DETAILS` the message does not give, in asking order."""
+    environment = has_environment_report(text)  # it also states the versions and the GPUs
+    given = {
+        "environment": environment,
+        "log": bool(_LOG.search(text) or setup.errors),
+        "versions": environment or bool(setup.vllm_version and setup.gpus),
+        "command": bool(_COMMAND.search(text)),
+        "model": bool(setup.models),
+    }
+    return [d for d in DETAILS if not given[d]]
+
+
+def read_as(setup: UserSetup) -> list[str]:
+    """What the message was read as, for the user to check: the version, the GPUs and at most two model names.
+
+    A paste names a model several ways (`Qwen/Qwen2.5-7B`, a local path, a URL fragment `models/Qwen`): one name per
+    final path segment, and none that is a bare family name.
+    """
+    models: dict[str, str] = {}
+    for m in setup.models:
+        last = m.rsplit("/", 1)[-1]
+        if any(c.isdigit() for c in last):
+            models.setdefault(last.lower(), m)
+    gpus = [f"{g.name} ({', '.join(g.sms)})" if g.sms and g.sms != (g.name,) else g.name for g in setup.gpus]
+    version = [f"vLLM {setup.vllm_version}"] if setup.vllm_version else []
+    return version + gpus + list(models.values())[:2]

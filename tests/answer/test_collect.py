@@ -1,0 +1,77 @@
+"""An abstention asks only for what the message does not already give, and says what it read."""
+
+from __future__ import annotations
+
+from assistant.answer.collect import missing_details, read_as
+from assistant.answer.extractive import compose
+from assistant.retrieval.query import analyze
+from assistant.text.setup import extract_setup
+
+ISSUE = """### Your current environment
+
+<details>
+<summary>The output of <code>python collect_env.py</code></summary>
+
+```text
+Collecting environment information...
+PyTorch version: 2.6.0+cu124
+GPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB
+vLLM Version: 0.8.5
+```
+
+</details>
+
+### 🐛 Describe the bug
+
+$ vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192
+Traceback (most recent call last):
+  File "/opt/venv/lib/python3.12/site-packages/vllm/worker/frob.py", line 12, in frob
+ValueError: frobnication factor out of range
+"""
+
+
+def test_a_whole_issue_is_not_asked_for_again():
+    assert missing_details(ISSUE, extract_setup(ISSUE)) == []
+    answer = compose(analyze(ISSUE), [], 0.5)
+    assert answer.abstained and not answer.declined
+    assert "collect-env" not in answer.body and "To narrow it down" not in answer.body
+    assert "Your message already has the details I would ask for" in answer.body
+    assert "From your message: vLLM 0.8.5, A100 (SM80), Qwen/Qwen2.5-7B-Instruct." in answer.body
+
+
+def test_a_one_line_error_is_asked_for_the_rest():
+    text = "ValueError: frobnication factor out of range"
+    assert missing_details(text, extract_setup(text)) == ["environment", "versions", "command", "model"]
+    body = compose(analyze(text), [], 0.5).body
+    assert "`vllm collect-env`" in body and "the full traceback" not in body
+
+
+def test_a_hang_points_to_the_docs_on_logging_where_it_is_stuck():
+    text = "vllm serve hangs forever after loading the weights, nothing in the log, on vLLM 0.9.1 with two L40S"
+    body = compose(analyze(text), [], 0.5).body
+    assert "docs/usage/troubleshooting.md#enable-more-logging" in body
+    assert "From your message: vLLM 0.9.1, L40S (SM89)." in body
+    assert "the GPU model(s)" not in body  # version and GPUs were given
+    assert "the full traceback or server log" in body
+
+
+def test_in_chinese():
+    body = compose(analyze("启动的时候卡住了，一直没有反应"), [], 0.5).body
+    assert "没有找到这个问题" in body and "`vllm collect-env` 的输出" in body and "卡住（hang）" in body
+
+
+def test_a_server_log_and_its_start_up_args_count_as_given():
+    text = (
+        "is vLLM stuck? 40 minutes and still loading\n"
+        "(APIServer pid=1) INFO 09-02 14:10:06 [utils.py:326] non-default args: {'model': '/mnt/models/Qwen2.5-32B'}\n"
+        "(EngineCore_0 pid=211) INFO 09-02 14:10:31 [gpu_model_runner.py:1953] Starting to load model\n"
+    )
+    assert missing_details(text, extract_setup(text)) == ["environment", "versions"]
+
+
+def test_a_model_named_several_ways_is_read_once():
+    text = (
+        "vllm serve Qwen/Qwen2.5-14B-Instruct-AWQ fails: HTTPSConnectionPool(host='huggingface.co'): "
+        "url: /api/models/Qwen/Qwen2.5-14B-Instruct-AWQ/revision/main on vLLM 0.7.2 with an RTX 4090"
+    )
+    assert read_as(extract_setup(text)) == ["vLLM 0.7.2", "RTX 4090 (SM89)", "Qwen/Qwen2.5-14B-Instruct-AWQ"]
