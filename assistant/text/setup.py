@@ -465,17 +465,17 @@ def _uses_vllm(text: str) -> bool | None:
 
 
 # Other inference engines and training stacks, by the names their users and their logs use. A message that runs one
-# of them and never mentions vLLM is about that software; "switched from Ollama" or "faster than TGI" is not.
+# of them and never mentions vLLM is about that software; "switched from Ollama" or "faster than TGI" is not. Names
+# vLLM itself uses are left out (its GPTQ ExLlama kernels, Megatron-style checkpoints, DeepSpeedFP).
 _OTHER_SOFTWARE = {
     "Ollama": r"ollama",
-    "llama.cpp": r"llama\.cpp|llama-server|llama_model_load|llama-cpp-python",
+    # its server and loader, not the name alone: "a GGUF converted with llama.cpp" is often a vLLM question
+    "llama.cpp": r"llama\.cpp(?:'s)? server|llama-server|llama-cli|llama_model_load|llama-cpp-python",
     "Text Generation Inference": r"text-generation-inference|text_generation_server|TGI",
     "SGLang": r"sglang",
     "TensorRT-LLM": r"tensorrt[-_ ]llm|trt[-_]?llm",
     "LMDeploy": r"lmdeploy",
-    "ExLlama": r"exllama(?:v2)?",
     "DeepSpeed": r"deepspeed(?![-_ ]?fp)",
-    "Megatron-LM": r"megatron(?:-lm)?",
     "the Hugging Face Trainer": r"(?:HF|Hugging ?Face|transformers)\s+Trainer|SFTTrainer|Seq2SeqTrainer",
     "ComfyUI": r"comfyui",
     "LM Studio": r"LM ?Studio",

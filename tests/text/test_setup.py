@@ -145,3 +145,15 @@ def test_a_message_about_another_engine_that_never_mentions_vllm(text, other):
     assert extract_setup(text).other_software == other
     assert conversation_setup("any idea?", [text]).other_software == other  # a silent follow-up keeps it
     assert conversation_setup("it is vllm serve actually", [text]).other_software is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a GGUF converted with llama.cpp's convert script fails to load: ValueError: unknown tensor type",
+        "GPTQ model: use_exllama is ignored and the exllama kernel asserts on my T4",
+        "loading a Megatron-style sharded checkpoint fails with KeyError: 'layers.0.attn.qkv'",
+    ],
+)
+def test_names_vllm_itself_uses_do_not_make_a_message_about_another_engine(text):
+    assert extract_setup(text).other_software is None
