@@ -7,6 +7,7 @@ three reads as if the message went unread. The checklist keeps only what is miss
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from assistant.text.report import has_environment_report
 from assistant.text.setup import UserSetup
@@ -50,6 +51,4 @@ def read_as(setup: UserSetup) -> list[str]:
         last = m.rsplit("/", 1)[-1]
         if any(c.isdigit() for c in last):
             models.setdefault(last.lower(), m)
-    gpus = [f"{g.name} ({', '.join(g.sms)})" if g.sms and g.sms != (g.name,) else g.name for g in setup.gpus]
-    version = [f"vLLM {setup.vllm_version}"] if setup.vllm_version else []
-    return version + gpus + list(models.values())[:2]
+    return [*replace(setup, models=()).describe(), *list(models.values())[:2]]
