@@ -12,10 +12,10 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 export HF_HUB_OFFLINE := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
-# requirements/run.lock: what `make run` needs; requirements/dev.lock: that plus the `dev` extra (a superset,
+# requirements.lock: what `make run` needs; requirements-dev.lock: that plus the `dev` extra (a superset,
 # with the same pins). Both carry a hash for every file, so a file that changed on the index fails the install.
-RUN_LOCK := requirements/run.lock
-DEV_LOCK := requirements/dev.lock
+RUN_LOCK := requirements.lock
+DEV_LOCK := requirements-dev.lock
 # torch 2.13.0's CPU build lies in this folder on these machines (pip's find-links); a torch from the index
 # would be a CUDA build of several GB. The lock files name the folder, so pip finds it without pip.conf too.
 FIND_LINKS ?= /opt/wheels
@@ -57,7 +57,7 @@ $(UV):
 	$(PYTHON) -m venv $(LOCK_VENV)
 	$(LOCK_VENV)/bin/pip --disable-pip-version-check -q install uv==$(UV_VERSION)
 
-# dev first; run.lock is then constrained by it, so the two never pin a package differently.
+# dev first; requirements.lock is then constrained by it, so the two never pin a package differently.
 lock: | $(UV)
 	$(UV_COMPILE) --extra dev $(if $(UPGRADE),--upgrade) -o $(DEV_LOCK)
 	$(UV_COMPILE) --constraint $(DEV_LOCK) $(if $(UPGRADE),--upgrade) -o $(RUN_LOCK)
