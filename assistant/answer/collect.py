@@ -11,30 +11,25 @@ from dataclasses import replace
 
 from assistant.text.report import has_environment_report
 from assistant.text.setup import UserSetup
+from assistant.text.signals import is_command, is_log_line
 
 # Asked for in this order; each is a key of `answer.text.COLLECT`.
 DETAILS = ("environment", "log", "versions", "command", "model")
 
-_LOG = re.compile(
-    r"Traceback \(most recent call last\)|\[rank\d+\]:"
-    r"|^\s*(?:\(\w+ pid=\d+\)\s*)?(?:INFO|WARNING|DEBUG|ERROR|CRITICAL)\s+\d{2}-\d{2} \d{2}:\d{2}:\d{2}",  # vLLM's log
-    re.MULTILINE,
-)
-# The command as typed, or as the server logs it on start-up ("non-default args: {...}", "args: Namespace(...)").
-_COMMAND = re.compile(
-    r"\bvllm serve\b|python3? -m vllm\b|\bLLM\(|\bdocker run\b[^\n]*vllm|non-default args:|\bargs: Namespace\(",
-    re.IGNORECASE,
-)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|\[rank\d+\]:")
+# The command as code (`LLM(...)`) or as the server logs it on start-up ("non-default args: {...}", "args: Namespace(").
+_STARTED_WITH = re.compile(r"\bLLM\(|non-default args:|\bargs: Namespace\(")
 
 
 def missing_details(text: str, setup: UserSetup) -> list[str]:
     """The `DETAILS` the message does not give, in asking order."""
     environment = has_environment_report(text)  # it also states the versions and the GPUs
+    lines = text.splitlines()
     given = {
         "environment": environment,
-        "log": bool(_LOG.search(text) or setup.errors),
+        "log": bool(setup.errors or _TRACEBACK.search(text)) or any(is_log_line(ln) for ln in lines),
         "versions": environment or bool(setup.vllm_version and setup.gpus),
-        "command": bool(_COMMAND.search(text)),
+        "command": bool(_STARTED_WITH.search(text)) or any(is_command(ln) for ln in lines),
         "model": bool(setup.models),
     }
     return [d for d in DETAILS if not given[d]]

@@ -85,11 +85,15 @@ def _excerpt(body: str, query: Query, limit: int, keep_opening: bool = True, sco
     blocks = split_blocks(body)
     if sum(len(b) for b in blocks) <= limit and (keep_opening or len(blocks) <= 1):
         return "\n\n".join(blocks)
-    tokens = query.focus_tokens or query.lexical_tokens
-    if query.english_tokens:  # a Chinese question meets an English section through its English view
-        tokens = tuple(tokens) + tuple(query.english_tokens)
+    return "\n\n".join(blocks[i] for i in _selected(blocks, query, limit, scorer))
+
+
+def _selected(blocks: list[str], query: Query, limit: int, scorer: BlockScorer | None) -> list[int]:
+    """The blocks that address the question, the best first (`passages.select`)."""
+    # a Chinese question meets an English section through its English view
+    tokens = tuple(query.focus_tokens or query.lexical_tokens) + tuple(query.english_tokens)
     scores = block_scores(blocks, tokens, scorer(blocks) if scorer and len(blocks) > 1 else None)
-    return "\n\n".join(blocks[i] for i in select(blocks, scores, limit))
+    return select(blocks, scores, limit)
 
 
 def _doc_body(
@@ -103,10 +107,6 @@ def _doc_body(
     """
     label = LABELS[lang]["from_docs"]
     n = len(citations)
-    head = [f"**{label}: {hit.chunk.title}** [{n}]", ""]
-    if not parts:
-        excerpt = _excerpt(hit.chunk.data["body"], query, _DOC_EXCERPT_CHARS, keep_opening=False, scorer=scorer)
-        return [*head, _cite(excerpt, n)]
     chunks = sorted([hit.chunk, *parts], key=lambda c: c.data.get("part", 1))
     blocks: list[str] = []
     owners: list[Chunk] = []
@@ -114,11 +114,9 @@ def _doc_body(
         own = split_blocks(chunk.data["body"])
         blocks += own
         owners += [chunk] * len(own)
-    tokens = tuple(query.focus_tokens or query.lexical_tokens) + tuple(query.english_tokens)
-    scores = block_scores(blocks, tokens, scorer(blocks) if scorer else None)
     numbers = {hit.chunk.id: n}
     groups: list[tuple[int, list[str]]] = []  # consecutive blocks of one part, under that part's number
-    for i in select(blocks, scores, _DOC_EXCERPT_CHARS):
+    for i in _selected(blocks, query, _DOC_EXCERPT_CHARS, scorer):
         owner = owners[i]
         if owner.id not in numbers:
             numbers[owner.id] = len(citations) + 1
@@ -127,7 +125,8 @@ def _doc_body(
             groups[-1][1].append(blocks[i])
         else:
             groups.append((numbers[owner.id], [blocks[i]]))
-    return [*head, "\n\n".join(_cite("\n\n".join(group), k) for k, group in groups)]
+    body = "\n\n".join(_cite("\n\n".join(group), k) for k, group in groups)
+    return [f"**{label}: {hit.chunk.title}** [{n}]", "", body]
 
 
 def _qa_body(hit: Hit, lang: Lang, n: int) -> list[str]:

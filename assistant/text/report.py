@@ -37,7 +37,7 @@ def has_environment_report(text: str) -> bool:
 
 def _drop_environment(match: re.Match[str]) -> str:
     block = match.group(0)
-    return "" if _ENVIRONMENT.search(block) else block
+    return "" if has_environment_report(block) else block
 
 
 def problem_text(text: str) -> str:

@@ -75,6 +75,16 @@ def extract_signals(text: str) -> Signals:
     )
 
 
+def is_log_line(line: str) -> bool:
+    """A line a logger wrote (a timestamp, or a level such as `ERROR:` / `WARNING [x.py:1]`), not the user."""
+    return bool(_LOG_PREFIX.match(line) or _LEVEL_PREFIX.match(line))
+
+
+def is_command(line: str) -> bool:
+    """A line that starts vLLM (`vllm serve …`, `python -m vllm…`, `docker run …`), log chrome removed."""
+    return bool(_COMMAND.match(line.strip()))
+
+
 def _message_opens(body: str) -> bool:
     """An exception line whose message continues on the next, indented lines ("RuntimeError:" alone)."""
     return bool(re.match(r"^[\w.]*(?:Error|Exception)\s*:?\s*$", body)) or (
@@ -102,7 +112,7 @@ def salient_text(text: str, limit: int = 600) -> str:
         if ln.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        is_log = bool(_LOG_PREFIX.match(ln) or _LEVEL_PREFIX.match(ln))
+        is_log = is_log_line(ln)
         body = _FILE_TAG.sub("", _LEVEL_PREFIX.sub("", _LOG_PREFIX.sub("", ln)).strip())
         if opened >= 0 and ln.startswith((" ", "\t")) and not _FRAME.match(body) and len(errors[opened]) < 300:
             errors[opened] = f"{errors[opened]} {body}".strip()
@@ -114,7 +124,7 @@ def salient_text(text: str, limit: int = 600) -> str:
             or body.startswith(("^", "~", "Traceback (most recent call last)"))
         ):
             continue
-        if _COMMAND.match(body):
+        if is_command(body):
             commands.append(body)
         elif (
             not (is_log or in_fence)
