@@ -24,8 +24,13 @@ _MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#([\w-]+)\s*\}\s*$")
 _IDCOUNT = re.compile(r"^(.*)_([0-9]+)$")
 _ADMONITION_MARKER = re.compile(r"^\s*(?:\?\?\?\+?|!!!)\s+[\w-]+\s*$")  # mkdocs "??? code": chrome, not text
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
-# A page's own CSS or script (the quantization page styles its support table): markup, never text a user needs.
-_HTML_CODE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE)
+# A page's own CSS or script (the quantization page styles its support table) and HTML comments (linter
+# switches, TODOs): markup the renderer never shows, never text a user needs.
+_HTML_CODE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.DOTALL | re.IGNORECASE)
+# MkDocs snippets: an include file marks its regions `--8<-- [start:name]` ... `--8<-- [end:name]`, each rendered
+# under its own heading of the including page; a page pulls text in with `--8<-- "path:name"` (build syntax).
+_SNIPPET_REGION = re.compile(r"^\s*-{2}8<-{2}\s+\[(start|end):([\w-]+)\]\s*$")
+_SNIPPET_INCLUDE = re.compile(r"^\s*-{2}8<-{2}\s+\"[^\"]*\"\s*$")
 _MAX_CHARS = 1500
 _TABLE_ROWS_CHARS = 500
 
@@ -112,9 +117,29 @@ def _split_table(block: str, limit: int = _TABLE_ROWS_CHARS) -> list[str]:
     return ["\n".join(header + g) for g in groups]
 
 
+def _snippet_lines(lines: list[str]) -> list[str]:
+    """Snippet markers as the rendered docs show them (one line for one, so line numbers hold).
+
+    A region's start becomes a heading of its own, anchored by the region's name (the including page's
+    heading for it has that slug), so a region is never read as the end of the section before it; an
+    end marker and an include directive are build syntax, not text.
+    """
+    out = []
+    for line in lines:
+        region = _SNIPPET_REGION.match(line)
+        if region and region.group(1) == "start":
+            name = region.group(2)
+            out.append(f"## {name.replace('-', ' ').capitalize()} {{#{name}}}")
+        elif region or _SNIPPET_INCLUDE.match(line):
+            out.append("")
+        else:
+            out.append(line)
+    return out
+
+
 def split_sections(text: str, fallback_title: str) -> list[Section]:
     text = _HTML_CODE.sub(lambda m: "\n" * m.group().count("\n"), text)  # line numbers stay those of the file
-    lines = text.split("\n")
+    lines = _snippet_lines(text.split("\n"))
     offset = 0
     if lines and lines[0].strip() == "---":  # front matter; its title names a page that has no H1
         for i in range(1, len(lines)):

@@ -103,3 +103,28 @@ def test_a_pages_own_css_is_not_text(tmp_path):
     sections = split_sections(text, "p")
     assert [s.blocks for s in sections] == [["Words."]]
     assert sections[0].line == 11  # line numbers are still those of the file
+
+
+def test_an_include_files_snippet_regions_are_sections_of_their_own():
+    page = VLLM_DOCS / "docs" / "getting_started" / "installation" / "gpu.cuda.inc.md"
+    chunks = {c.id: c for c in load_file(page, VLLM_DOCS)}
+    ids = {cid.split("#")[-1] for cid in chunks}
+    # The Docker image region is not read as the end of "Unsupported OS build", the section before it.
+    assert {"pre-built-wheels", "pre-built-images", "unsupported-os-build", "supported-features"} <= ids
+    base = "docs/getting_started/installation/gpu.cuda.inc.md"
+    assert "docker run" not in chunks[f"{base}#unsupported-os-build"].data["body"]
+    assert "docker run" in chunks[f"{base}#pre-built-images"].data["body"]
+    assert chunks[f"{base}#running-on-systems-with-older-cuda-drivers"].data["heading_path"][-2] == "Pre built images"
+    assert not any("--8<--" in c.lexical_text or "markdownlint" in c.lexical_text for c in chunks.values())
+
+
+def test_snippet_markers_and_html_comments_are_not_text():
+    text = (
+        "# P\n\n<!-- TODO: limits -->\n--8<-- [start:set-up]\n\nInstall it.\n\n--8<-- [end:set-up]\n"
+        '## Params\n\n??? code\n\n    --8<-- "vllm/protocol.py:extra-params"\n\nText.\n'
+    )
+    sections = split_sections(text, "p")
+    assert [(s.anchor, s.path, s.blocks, s.line) for s in sections] == [
+        ("set-up", ["P", "Set up"], ["Install it."], 4),
+        ("params", ["P", "Params"], ["Text."], 9),
+    ]
