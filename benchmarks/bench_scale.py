@@ -151,7 +151,7 @@ def _queries() -> list[str]:
 class BenchEmbedder:
     """The real embedder, timed, with a vector cache by text hash and optional sampling during ingest."""
 
-    def __init__(self, inner, cache: dict[str, "np.ndarray"], fraction: float, seed: int = 0):
+    def __init__(self, inner, cache: dict[str, object], fraction: float, seed: int = 0):
         import numpy as np
 
         self.inner, self.cache, self.fraction = inner, cache, fraction
@@ -286,7 +286,7 @@ def run_one(n_chunks: int, work: Path, docs: Path, repeats: int, fraction: float
     }
 
 
-def _measure_queries(assistant, embedder: "BenchEmbedder", repeats: int) -> dict:
+def _measure_queries(assistant, embedder: BenchEmbedder, repeats: int) -> dict:
     queries = _queries()
     for q in queries:  # warm caches, Chroma segments, the lexical cache
         assistant.ask(q)

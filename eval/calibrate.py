@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.eval.calibration import Sample, report  # noqa: E402
-from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets  # noqa: E402
-from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings  # noqa: E402
-from assistant.eval.split import FOLDS, is_held_out  # noqa: E402
-from assistant.service import Assistant  # noqa: E402
-from assistant.settings import REPO_ROOT, Settings  # noqa: E402
+from assistant.eval.calibration import Sample, report
+from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
+from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
+from assistant.eval.split import FOLDS, is_held_out
+from assistant.service import Assistant
+from assistant.settings import REPO_ROOT, Settings
 
 
 def collect(assistant: Assistant, sets_dir: Path) -> list[Sample]:

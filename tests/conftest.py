@@ -24,8 +24,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 # sync a small wheel of their own, and one eval step reads the real one on purpose.
 os.environ["ASSISTANT_VLLM_RELEASES"] = "[]"
 
-from assistant.index.embedder import SentenceTransformerEmbedder  # noqa: E402
-from assistant.settings import DEFAULT_EMBEDDING_MODEL, REPO_ROOT, Settings  # noqa: E402
+from assistant.index.embedder import SentenceTransformerEmbedder
+from assistant.settings import DEFAULT_EMBEDDING_MODEL, REPO_ROOT, Settings
 
 SHARED = REPO_ROOT.parent / "shared"
 SEED_PAGE = SHARED / "seed" / "000_c4401e1cdcf7b498.txt"

@@ -16,7 +16,7 @@ def run(*args, stdin: str | None = None, index_dir=None) -> subprocess.Completed
     cmd = [sys.executable, "-m", "assistant", *args]
     if index_dir is not None:
         cmd += ["--index-dir", str(index_dir)]
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    return subprocess.run(cmd, check=False, input=stdin, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
 
 
 def env_with(**values: str) -> dict[str, str]:
@@ -29,7 +29,7 @@ def built_index(tmp_path_factory):
     index = tmp_path_factory.mktemp("cli-index")
     cmd = [sys.executable, "-m", "assistant", "ask", "RuntimeError: not home_path.empty()", "--json"]
     env = env_with(ASSISTANT_INDEX_DIR=str(index))
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300, env=env)
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300, env=env)
     return index, proc
 
 

@@ -45,7 +45,7 @@ def test_rates_count_each_class():
 
 def test_the_report_names_the_model_the_threshold_and_both_splits():
     samples = _samples()
-    lines, weights, bias, threshold = report(samples[:90], samples[90:], folds=5)
+    lines, weights, _bias, threshold = report(samples[:90], samples[90:], folds=5)
     text = "\n".join(lines)
     assert "WEIGHTS" in text and "out-of-fold" in text and "held out" in text
     assert len(weights) == 4 and 0 < threshold < 1

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 
 import httpx
 import pytest
@@ -64,7 +65,7 @@ class LlamaServer:
             "--n_ctx", str(N_CTX), "--n_threads", "1", "--n_threads_batch", "1",
         ]  # fmt: skip
         # llama.cpp logs ~200 KB while loading: to a file, since an unread pipe would fill and block it.
-        self.log = tempfile.NamedTemporaryFile("w+", prefix="llama-server-", suffix=".log", delete=False)
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="llama-server-", suffix=".log", delete=False)  # noqa: SIM115 (closed in stop())
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
@@ -195,7 +196,7 @@ class StubOpenAI:
         h.wfile.write(b"data: [DONE]\n\n")
         h.wfile.flush()
 
-    def __enter__(self) -> StubOpenAI:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
