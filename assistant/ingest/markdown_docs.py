@@ -22,7 +22,9 @@ _FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 _EXPLICIT_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")
 _MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#([\w-]+)\s*\}\s*$")
 _IDCOUNT = re.compile(r"^(.*)_([0-9]+)$")
-_ADMONITION_MARKER = re.compile(r"^\s*(?:\?\?\?\+?|!!!)\s+[\w-]+\s*$")  # mkdocs "??? code": chrome, not text
+# MkDocs containers: an admonition (`!!! note "Title"`, collapsible `??? code`) or a content tab (`=== "pip"`),
+# whose body is the lines indented under it. Left as they are, the body reads as an indented code block.
+_CONTAINER = re.compile(r'^(\s*)(?:(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"([^"]*)")?|===\+?\s+"([^"]*)")\s*$')
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)|\[([^\]]+)\]\[[^\]]*\]")
 # A page's own CSS or script (the quantization page styles its support table) and HTML comments (linter
 # switches, TODOs): markup the renderer never shows, never text a user needs.
@@ -67,8 +69,6 @@ def _blocks(lines: list[str]) -> list[str]:
     fence: str | None = None
     for line in lines:
         m = _FENCE.match(line)
-        if fence is None and _ADMONITION_MARKER.match(line):
-            continue
         if fence is None and m:
             if cur:
                 blocks.append("\n".join(cur))
@@ -137,9 +137,42 @@ def _snippet_lines(lines: list[str]) -> list[str]:
     return out
 
 
+def _unwrap_containers(lines: list[str]) -> list[str]:
+    """Admonitions and content tabs as their text: the title in bold, the body out of its indent (one line for one).
+
+    A container without a title (`??? code`) is chrome and leaves no line of text. One pass opens the
+    outermost containers; nested ones surface and are opened by the next pass.
+    """
+    for _ in range(4):
+        out: list[str] = []
+        body: int | None = None  # the indent of the open container's body
+        fence: str | None = None  # a code fence outside any container
+        opened = False
+        for line in lines:
+            indent = len(line) - len(line.lstrip())
+            if body is not None and (not line.strip() or indent >= body):
+                out.append(line[4:] if line.strip() else "")
+                continue
+            body = None
+            f = _FENCE.match(line)
+            if f:
+                fence = None if fence else f.group(2)[0]
+            container = None if fence or f else _CONTAINER.match(line)
+            if container is None:
+                out.append(line)
+                continue
+            lead, title = container.group(1), container.group(2) or container.group(3)
+            out.append(f"{lead}**{title}**" if title else "")
+            body, opened = len(lead) + 4, True
+        lines = out
+        if not opened:
+            break
+    return lines
+
+
 def split_sections(text: str, fallback_title: str) -> list[Section]:
     text = _HTML_CODE.sub(lambda m: "\n" * m.group().count("\n"), text)  # line numbers stay those of the file
-    lines = _snippet_lines(text.split("\n"))
+    lines = _unwrap_containers(_snippet_lines(text.split("\n")))
     offset = 0
     if lines and lines[0].strip() == "---":  # front matter; its title names a page that has no H1
         for i in range(1, len(lines)):

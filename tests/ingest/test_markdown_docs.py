@@ -128,3 +128,23 @@ def test_snippet_markers_and_html_comments_are_not_text():
         ("set-up", ["P", "Set up"], ["Install it."], 4),
         ("params", ["P", "Params"], ["Text."], 9),
     ]
+
+
+def test_admonitions_and_tabs_read_as_text_not_as_indented_code():
+    text = (
+        "# P\n\n## Build\n\n"
+        '!!! note "Compiler requirement"\n    Needs GCC 11.3.\n\n    ```bash\n    apt-get install gcc-11\n    ```\n\n'
+        'After.\n\n??? code\n\n    ```python\n    x = 1\n    ```\n\n=== "pip"\n\n    !!! warning\n        Nested.\n\n'
+        "```bash\n!!! not a marker in code\n```\n"
+    )
+    (section,) = split_sections(text, "p")
+    assert section.blocks == [
+        "**Compiler requirement**\nNeeds GCC 11.3.",
+        "```bash\napt-get install gcc-11\n```",
+        "After.",
+        "```python\nx = 1\n```",
+        "**pip**",
+        "Nested.",
+        "```bash\n!!! not a marker in code\n```",
+    ]
+    assert section.line == 3
