@@ -22,6 +22,7 @@ from assistant.models import Answer, Hit, Query, Turn
 from assistant.release.knowledge import Findings, ReleaseKnowledge
 from assistant.release.models import SyncReport
 from assistant.release.store import ReleaseStore
+from assistant.retrieval.evidence import min_confidence_for
 from assistant.retrieval.query import analyze, contextualize
 from assistant.retrieval.retriever import Retriever
 from assistant.settings import Settings
@@ -200,7 +201,8 @@ class Assistant:
         setup = self.setup(question, history)
         findings = self.code_findings(query, vllm_version)
         check = self.releases.check(findings.release)
-        answer = compose(query, hits, self.settings.min_confidence, setup, self._scorer(query), findings, check)
+        bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
+        answer = compose(query, hits, bar, setup, self._scorer(query), findings, check)
         # An LLM never answers from a known problem the user's setup rules out.
         usable = [h for h in hits if not assess_hit(h, setup, query.text).contradicted]
         return query, usable, answer, check

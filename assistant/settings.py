@@ -34,10 +34,19 @@ class Settings(BaseSettings):
     top_k: int = Field(5, ge=1, le=50, description="Hits returned with each answer.")
     candidates: int = Field(30, ge=5, le=500, description="Candidates each retrieval channel contributes to fusion.")
     min_confidence: float = Field(
-        0.430,
+        0.683,
         ge=0.0,
         le=1.0,
         description="Abstain below this evidence score (chosen on out-of-fold scores by `eval/calibrate.py`).",
+    )
+    min_confidence_paste: float = Field(
+        0.680,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "The same bar for a pasted report or log (a message over 600 characters), whose first hit is more often "
+            "a near but wrong section (chosen by `eval/calibrate.py`)."
+        ),
     )
     max_question_chars: int = Field(20000, ge=100, description="Longer questions are rejected with a clear error.")
 

@@ -10,13 +10,15 @@ which the assistant abstains.
 
 Honest numbers need questions the fit never saw, so the queries are split deterministically
 (`assistant/eval/split.py`): one in three is held out for the CI gate (`tests/eval/test_gate.py`) and
-never used here. On the other two thirds (answerable: seed, docs, docs_zh; should abstain: negatives),
-5-fold cross-validation gives every query a probability from a model fitted without it; the threshold
-is chosen on those out-of-fold probabilities: the lowest abstention-recall loss among cuts that keep
-false abstentions on answerable questions at or under 5 %, else the best balanced accuracy. The final
-model is then fitted on the whole fitting side. Prints WEIGHTS, BIAS and the threshold to put in
-`evidence.py` and `settings.py`, the out-of-fold and held-out metrics; `--write` also writes
-`eval/calibration.md` with the list of the queries the fit used.
+never used here. On the other two thirds (answerable: seed, docs, docs_zh, reports; should abstain:
+negatives), 5-fold cross-validation gives every query a probability from a model fitted without it; the
+thresholds are chosen on those out-of-fold probabilities. A question's (`min_confidence`) is the best
+abstention recall among cuts that keep false abstentions on answerable questions at or under 5 %. A pasted
+report or log (`min_confidence_paste`; its main error is an answer from a section without the fix, i.e.
+neither a labelled source nor a text with every key fact) gets the cut of least expected cost, a wrong
+answer costing 1 and an abstention on an answerable paste 0.5 (`assistant/eval/calibration.py`). The final model is then fitted on the whole fitting side. Prints
+WEIGHTS, BIAS and the thresholds to put in `evidence.py` and `settings.py`, the out-of-fold and held-out
+metrics; `--write` also writes `eval/calibration.md` with the list of the queries the fit used.
 """
 
 from __future__ import annotations
@@ -28,11 +30,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.eval.calibration import Sample, report
-from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
+from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, Item, load_sets
+from assistant.eval.metrics import judged_ids, key_fact_recall
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
 from assistant.eval.split import FOLDS, is_held_out
+from assistant.models import Chunk
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
+
+
+def gives_fix(chunk: Chunk, item: Item) -> bool:
+    """Answering from this chunk gives the fix: it is a labelled source, or its text holds every key fact."""
+    labels = set(item.relevant)
+    text = chunk.data.get("body") or chunk.lexical_text
+    return judged_ids([chunk], labels)[0] in labels or key_fact_recall(text, False, item.key_facts) >= 1.0
 
 
 def collect(assistant: Assistant, sets_dir: Path) -> list[Sample]:
@@ -43,7 +54,8 @@ def collect(assistant: Assistant, sets_dir: Path) -> list[Sample]:
             continue
         for item in items:
             _, hits = assistant.retrieve(item.query)
-            out.append(Sample(item, name in ANSWERABLE, tuple(h.features for h in hits)))
+            fixes = tuple(gives_fix(h.chunk, item) for h in hits) if name in ANSWERABLE else ()
+            out.append(Sample(item, name in ANSWERABLE, tuple(h.features for h in hits), fixes))
     return out
 
 
@@ -62,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     samples = collect(assistant, args.sets_dir)
     fitting = [s for s in samples if not is_held_out(s.item)]
     held = [s for s in samples if is_held_out(s.item)]
-    lines, _, _, _ = report(fitting, held, args.folds)
+    lines = report(fitting, held, args.folds).lines
     print("\n".join(lines))
     if args.write:
         used = ", ".join(f"`{s.item.id}`" for s in sorted(fitting, key=lambda s: s.item.id))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from assistant.answer.text import LABELS
 from assistant.answer.verify import ABSTAIN_MARKER, UNVERIFIED, ReleaseCheck, Verification, verify
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query, Turn
+from assistant.retrieval.evidence import min_confidence_for
 from assistant.settings import Settings
 from assistant.text.redact import redact
 
@@ -282,7 +283,8 @@ class GenerativeWriter:
         release_check: ReleaseCheck | None = None,
     ) -> Iterator[str | Answer]:
         """Token deltas as the model writes them, then the final verified Answer (or the fallback)."""
-        prompt = build_prompt(query, hits, self.settings.min_confidence, history)
+        bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
+        prompt = build_prompt(query, hits, bar, history)
         if not prompt.sources:
             yield fallback.body
             yield fallback

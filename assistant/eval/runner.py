@@ -74,10 +74,9 @@ class Result:
             elif self.retrieval.get("hit@1", 1.0) < 1.0:
                 out.append(f"top hit {self.ranked[0] if self.ranked else '-'} is not relevant")
             if self.facts < 1.0 and not self.answer.abstained:
-                missing = [
-                    p for p, ok in zip(item.key_facts, fact_hits(plain_text(self.answer), item.key_facts)) if not ok
-                ]
-                out.append(f"key facts missing: {', '.join(missing)}")
+                scored = self.answer.lead or plain_text(self.answer)  # what key-fact recall reads
+                missing = [p for p, ok in zip(item.key_facts, fact_hits(scored, item.key_facts)) if not ok]
+                out.append(f"key facts missing from the lead: {', '.join(missing)}")
         elif item.expect == "abstain" and not self.answer.abstained:
             out.append(f"answered a negative from {self.answer.citations[0].id if self.answer.citations else '-'}")
         if self.wrong_fix:
@@ -133,6 +132,7 @@ METRIC_COLUMNS = [
     ("abstain_recall", "abstain R"),
     ("abstain_accuracy", "abstain acc"),
     ("false_abstention", "false abstentions"),
+    ("answered_without_fix", "answered without fix"),
     ("wrong_fix_rate", "wrong-fix rate"),
     ("p50_ms", "p50 ms"),
     ("p95_ms", "p95 ms"),
@@ -158,6 +158,8 @@ def summarize(results: Sequence[Result], set_name: str, system: str) -> Row:
     else:
         m["abstain_precision"] = m["abstain_recall"] = m["abstain_accuracy"] = float("nan")
     m["false_abstention"] = mean(1.0 if r.answer.abstained else 0.0 for r in answerable)
+    # The costly error: an answer given with confidence whose lead lacks the fix (worse than abstaining).
+    m["answered_without_fix"] = mean(0.0 if r.answer.abstained or r.facts >= 1.0 else 1.0 for r in answerable)
     # The LLM backend: answers it wrote (verified) vs extractive fallbacks, and citation validity of its own.
     llm = [r for r in answered if r.answer.written_by == "llm"]
     m["llm_written"] = float(len(llm))
@@ -417,7 +419,8 @@ def render_markdown(run: EvalRun, command: str) -> str:
             "the question instructs the assistant, says vLLM is not involved or is about another engine and never mentions "
             "vLLM (the refusals of the extractive composer they share). "
             "Key-fact recall is scored on the answer's lead (the answering source's passage), not on the related sections "
-            "listed under it. `false abstentions`: answerable questions abstained on."
+            "listed under it. `false abstentions`: answerable questions abstained on. `answered without fix`: answerable "
+            "questions answered with a lead that lacks a key fact, the error a user pays most for."
         ),
         "",
         f"Queries: {_split_note(run.meta.get('split', 'all'))}",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
+from assistant.text.signals import SUMMARY_CHARS
+
 # IDF mass every question is taken to carry beyond the words it has: a share is found / (total + PRIOR_MASS).
 # A question of one or two informative words (or a Chinese question whose English view is one glossary word)
 # says too little for "all of it is covered" to be evidence; a long, specific question is barely affected.
@@ -42,8 +44,22 @@ def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known:
 # Logistic model over the views, fitted by `eval/calibrate.py` with 5-fold cross-validation on the fitting
 # side of the eval split only (answerable vs off-topic questions; the held-out third is never used, see
 # eval/calibration.md); its output is a probability that the chunk answers the question.
-WEIGHTS = (7.47, 7.01, 9.00, 1.66)  # cosine, coverage, known share, channel agreement
-BIAS = -10.96
+WEIGHTS = (7.49, 7.43, 9.12, 1.57)  # cosine, coverage, known share, channel agreement
+BIAS = -11.04
+
+
+# A message longer than the summary that is embedded of it (`signals.salient_text`) is a pasted report or log rather
+# than a question. Pastes have their own bar, `Settings.min_confidence_paste`.
+PASTE_CHARS = SUMMARY_CHARS
+
+
+def is_paste(text: str) -> bool:
+    return len(text.strip()) > PASTE_CHARS
+
+
+def min_confidence_for(text: str, question_bar: float, paste_bar: float) -> float:
+    """The evidence an answer needs: a paste's bar is its own (calibrated on pastes, see eval/calibrate.py)."""
+    return paste_bar if is_paste(text) else question_bar
 
 
 def evidence(cosine: float, cover: float, known: float, agree: bool) -> float:

@@ -41,7 +41,7 @@ def analyze(text: str) -> Query:
     lang = detect_lang(text)
     signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
     problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
-    focus = salient_text(problem, limit=600)
+    focus = salient_text(problem)
     tokens = tokenize(without_log_chrome(problem))  # every line but its log chrome: any line may be the one that matters
     # Signals found anywhere in the problem count again: they are what identifies a known problem.
     problem_signals = signals if problem == text else extract_signals(problem)

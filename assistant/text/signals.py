@@ -92,7 +92,11 @@ def _message_opens(body: str) -> bool:
     )
 
 
-def salient_text(text: str, limit: int = 600) -> str:
+# What the embedding model is given of a message: a few hundred characters (MiniLM reads 256 tokens at most).
+SUMMARY_CHARS = 600
+
+
+def salient_text(text: str, limit: int = SUMMARY_CHARS) -> str:
     """The part of a paste worth embedding: the user's own words and the error lines, the last error early.
 
     A pasted log is mostly noise (timestamps, INFO lines, access logs, stack frames, code); the embedding model

@@ -1,8 +1,16 @@
-"""Cross-validated calibration: out-of-fold probabilities, a threshold within the false-abstention budget."""
+"""Cross-validated calibration: out-of-fold probabilities, a question bar within the false-abstention budget, a paste bar."""
 
 import random
 
-from assistant.eval.calibration import Sample, choose_threshold, out_of_fold, rates, report, score
+from assistant.eval.calibration import (
+    Sample,
+    choose_paste_threshold,
+    choose_threshold,
+    out_of_fold,
+    rates,
+    report,
+    score,
+)
 from assistant.eval.dataset import Item
 
 
@@ -26,7 +34,7 @@ def test_every_sample_gets_an_out_of_fold_probability():
     samples = _samples()
     oof = out_of_fold(samples, folds=5)
     assert set(oof) == {s.item.id for s in samples}
-    assert all(0.0 <= p <= 1.0 for p in oof.values())
+    assert all(len(ps) == 3 and all(0.0 <= p <= 1.0 for p in ps) for ps in oof.values())
 
 
 def test_the_threshold_keeps_false_abstentions_within_budget_and_separates_the_classes():
@@ -38,17 +46,49 @@ def test_the_threshold_keeps_false_abstentions_within_budget_and_separates_the_c
 
 def test_rates_count_each_class():
     samples = _samples(8)
-    scores = {s.item.id: (0.9 if s.answerable else 0.1) for s in samples}
-    r = rates(scores, samples, 0.5)
-    assert (r.abstain_recall, r.false_abstention) == (1.0, 0.0)
+    probs = {s.item.id: (0.9 if s.answerable else 0.1, 0.2) for s in samples}
+    r = rates(probs, samples, 0.5)
+    assert (r.abstain_recall, r.false_abstention, r.wrong_answer) == (1.0, 0.0, 0.0)
 
 
-def test_the_report_names_the_model_the_threshold_and_both_splits():
+def test_an_answer_from_a_hit_without_the_fix_counts_as_wrong():
+    item = Item(id="a", set="docs", query="q", lang="en", expect="answer")
+    sample = Sample(item, True, ((0.5,) * 4, (0.5,) * 4), gives_fix=(False, True))
+    # The assistant answers from the first hit over the bar: the wrong one at 0.5, the right one when it alone clears it.
+    assert rates({"a": (0.6, 0.7)}, [sample], 0.5).wrong_answer == 1.0
+    assert rates({"a": (0.4, 0.7)}, [sample], 0.5).wrong_answer == 0.0
+    assert rates({"a": (0.4, 0.45)}, [sample], 0.5).false_abstention == 1.0
+
+
+def test_the_report_names_the_model_both_bars_and_both_splits():
     samples = _samples()
-    lines, weights, _bias, threshold = report(samples[:90], samples[90:], folds=5)
-    text = "\n".join(lines)
-    assert "WEIGHTS" in text and "out-of-fold" in text and "held out" in text
-    assert len(weights) == 4 and 0 < threshold < 1
+    cal = report(samples[:90], samples[90:], folds=5)
+    text = "\n".join(cal.lines)
+    assert "WEIGHTS" in text and "out-of-fold" in text and "held out" in text and "min_confidence_paste" in text
+    assert len(cal.weights) == 4 and 0 < cal.threshold < 1 and 0 < cal.paste_threshold < 1
+
+
+def test_a_paste_is_held_to_its_own_bar_chosen_for_least_cost():
+    def item(i: int, paste: bool, answerable: bool) -> Item:
+        return Item(id=f"p{i}", set="reports", query="x" * (900 if paste else 50), lang="en",
+                    expect="answer" if answerable else "abstain")  # fmt: skip
+
+    # Pastes: right answers score 0.9, wrong ones (first hit without the fix) 0.6, negatives 0.5.
+    right = [Sample(item(i, True, True), True, ((0.0,) * 4,), (True,)) for i in range(4)]
+    wrong = [Sample(item(10 + i, True, True), True, ((0.0,) * 4,), (False,)) for i in range(2)]
+    negs = [Sample(item(20 + i, True, False), False, ((0.0,) * 4,)) for i in range(2)]
+    probs = {
+        **{s.item.id: (0.9,) for s in right},
+        **{s.item.id: (0.6,) for s in wrong},
+        **{s.item.id: (0.5,) for s in negs},
+    }
+    chosen = choose_paste_threshold(probs, right + wrong + negs)
+    # Abstaining on the two wrong answers (cost 0.5 each) beats giving them (1 each): the cut lands above 0.6.
+    assert 0.6 < chosen.threshold <= 0.9 and chosen.wrong_answer == 0.0 and chosen.abstain_recall == 1.0
+    # A short question with the same score is held to the question bar instead.
+    short = Sample(item(30, False, True), True, ((0.0,) * 4,), (False,))
+    r = rates({**probs, "p30": (0.6,)}, right + wrong + negs + [short], 0.5, chosen.threshold)
+    assert r.wrong_answer == 1 / 7
 
 
 def test_a_question_scores_its_best_hit_and_negatives_teach_with_every_hit():

@@ -29,17 +29,20 @@ AWQ_ENTRY = "awq-batch-invariance-sm80"
 
 # Issue #9's targets, and where the held-out measurement is below one, the level the gate holds instead. Measured
 # (eval/results.md, held-out split, 2026-11-30): docs key-fact recall on the lead 0.947 = 18/19 (target 0.90: met, so
-# the floor is the target); abstention recall 0.833 = 25/30 (target 0.90); false abstentions 0.062 = 4/65 (target
-# 0.05). These floors stop a regression of more than one question; they are not the goal, and they only move towards
-# it, with two exceptions said here, both from harder questions joining the held-out split rather than from the
-# pipeline getting worse:
+# the floor is the target); abstention recall 0.833 = 25/30 (target 0.90); false abstentions 0.108 = 7/65 (target
+# 0.05); answered without the fix 0.046 = 3/65 (no target of its own). These floors stop a regression of more than
+# one question; they are not the goal, and they only move towards it, with these exceptions said here:
 # - false abstentions: 0.06 -> 0.09 when the `reports` set (GitHub issues as users file them) joined the gate (on
-#   seed, docs and docs_zh it was 3/55 then; it is 2/55 now), back to 0.08 now.
+#   seed, docs and docs_zh it was 3/55 then), back to 0.08, then 0.08 -> 0.125 by choice: a pasted report or log now
+#   has its own bar (`min_confidence_paste`, eval/calibration.md), and the three held-out reports it turns into
+#   abstentions (rep-17, rep-18, rep-22) were all answered from a section without their fix before. A confident
+#   wrong fix is the worse answer, so ANSWERED_WITHOUT_FIX holds that gain (it was 0.077 = 5/65 before).
 # - reports key-fact recall: 0.5 -> 0.4 when rep-17..rep-28, written without running the assistant on them, joined
 #   (4 of them are held out; 1 of those 4 is answered with its fix). The 6 held-out reports of before still score 3/6.
 DOCS_KEY_FACTS = 0.90  # the target
 ABSTAIN_RECALL = 0.80  # target 0.90; one question below the measurement (24/30)
-FALSE_ABSTENTION = 0.08  # target 0.05; one question above the measurement (5/65 = 0.077)
+FALSE_ABSTENTION = 0.125  # target 0.05; one question above the measurement (8/65 = 0.123)
+ANSWERED_WITHOUT_FIX = 0.065  # one question above the measurement (4/65 = 0.062)
 REPORTS_KEY_FACTS = 0.4  # no target of its own; measured 0.400 = 4/10
 
 
@@ -102,6 +105,15 @@ def test_false_abstentions_on_answerable(run):
     detail = _failures(run, ("seed", "docs", "docs_zh", "reports"), "abstained on an answerable")
     assert value <= FALSE_ABSTENTION, (
         f"false abstentions {value:.3f} > {FALSE_ABSTENTION} (answerable abstained on)\n{detail}"
+    )
+
+
+def test_few_answers_lack_the_fix(run):
+    value = _row(run, "all")["answered_without_fix"]
+    detail = _failures(run, ("seed", "docs", "docs_zh", "reports"), "key facts missing")
+    assert value <= ANSWERED_WITHOUT_FIX, (
+        f"answered without the fix {value:.3f} > {ANSWERED_WITHOUT_FIX} (answerable answered, lead lacks a key fact)\n"
+        f"{detail}"
     )
 
 
