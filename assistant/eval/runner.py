@@ -291,6 +291,7 @@ def run_eval(
         "embedding_model": settings.embedding_model,
         "answer_backend": settings.answer_backend,
         "min_confidence": settings.min_confidence,
+        "min_confidence_paste": settings.min_confidence_paste,
         "top_k": settings.top_k,
         "torch_threads": threads,
         "split": split,
@@ -404,7 +405,8 @@ def render_markdown(run: EvalRun, command: str) -> str:
         (
             f"Index: {run.meta['index_chunks']} chunks (curated corpus + vLLM docs); embedding model "
             f"`{run.meta['embedding_model']}`; answer backend `{run.meta['answer_backend']}`; "
-            f"min_confidence {run.meta['min_confidence']}; {run.meta['torch_threads']} PyTorch thread(s) per query, as served; "
+            f"min_confidence {run.meta['min_confidence']} (pastes {run.meta.get('min_confidence_paste', '—')}); "
+            f"{run.meta['torch_threads']} PyTorch thread(s) per query, as served; "
             f"{run.meta['machine']}. Latency is wall time per query, warm, "
             f"on a shared machine (1-min load average {run.meta.get('load_avg', '?')} at the end of the run): read it as an "
             "order of magnitude; `CPU p50` is the process CPU time per query (all threads), which waiting for a core does not add to."
