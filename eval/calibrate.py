@@ -29,21 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.eval.calibration import Sample, report
-from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, Item, load_sets
-from assistant.eval.metrics import judged_ids, key_fact_recall
+from assistant.eval.calibration import Sample, gives_fix, report
+from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
 from assistant.eval.split import FOLDS, is_held_out
-from assistant.models import Chunk
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
-
-
-def gives_fix(chunk: Chunk, item: Item) -> bool:
-    """Answering from this chunk gives the fix: it is a labelled source, or its text holds every key fact."""
-    labels = set(item.relevant)
-    text = chunk.data.get("body") or chunk.lexical_text
-    return judged_ids([chunk], labels)[0] in labels or key_fact_recall(text, False, item.key_facts) >= 1.0
 
 
 def collect(assistant: Assistant, sets_dir: Path) -> list[Sample]:

@@ -23,7 +23,9 @@ import math
 from dataclasses import dataclass
 
 from assistant.eval.dataset import Item
+from assistant.eval.metrics import judged_ids, key_fact_recall
 from assistant.eval.split import FOLDS, fold_of
+from assistant.models import Chunk
 from assistant.retrieval.evidence import PASTE_CHARS, is_paste
 
 MAX_FALSE_ABSTENTION = 0.05
@@ -47,6 +49,13 @@ class Sample:
 
     def answers_right(self, rank: int) -> bool:
         return self.gives_fix[rank] if rank < len(self.gives_fix) else True
+
+
+def gives_fix(chunk: Chunk, item: Item) -> bool:
+    """Answering `item` from this chunk gives the fix: it is a labelled source, or its text holds every key fact."""
+    labels = set(item.relevant)
+    text = chunk.data.get("body") or chunk.lexical_text
+    return judged_ids([chunk], labels)[0] in labels or key_fact_recall(text, False, item.key_facts) >= 1.0
 
 
 def fit(samples: list[Sample]) -> tuple[list[float], float]:

@@ -6,12 +6,14 @@ from assistant.eval.calibration import (
     Sample,
     choose_paste_threshold,
     choose_threshold,
+    gives_fix,
     out_of_fold,
     rates,
     report,
     score,
 )
 from assistant.eval.dataset import Item
+from assistant.models import Chunk
 
 
 def _samples(n: int = 120, seed: int = 7) -> list[Sample]:
@@ -99,3 +101,16 @@ def test_a_question_scores_its_best_hit_and_negatives_teach_with_every_hit():
     weights, bias = [1.0, 1.0, 1.0, 1.0], -2.0
     assert score(weights, bias, neg) > 0.5 > score(weights, bias, Sample(item, False, neg.hits[:1]))
     assert score(weights, bias, Sample(item, False, ())) == 0.0
+
+
+def test_a_hit_gives_the_fix_when_it_is_labelled_or_holds_every_key_fact():
+    item = Item(id="d", set="docs", query="q", lang="en", expect="answer", relevant=("docs/a.md#fix",),
+                key_facts=("--max-num-seqs", "gpu_memory_utilization"))  # fmt: skip
+
+    def chunk(cid: str, body: str) -> Chunk:
+        return Chunk(id=cid, kind="doc", title="t", source=cid.split("~")[0], origin="o", dense_text=body,
+                     lexical_text=body, data={"body": body})  # fmt: skip
+
+    assert gives_fix(chunk("docs/a.md#fix~2", "another part of the labelled section"), item)
+    assert gives_fix(chunk("docs/b.md#other", "Lower --max-num-seqs or raise gpu_memory_utilization."), item)
+    assert not gives_fix(chunk("docs/b.md#other", "Lower --max-num-seqs."), item)  # one key fact of two
