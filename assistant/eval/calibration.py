@@ -7,7 +7,7 @@ logistic regression to "answerable") learns from an answerable question's top hi
 of a negative (each of them must stay under the bar). The threshold is chosen on out-of-fold
 probabilities, so the reported numbers are those of questions the model was not fitted on.
 
-Two bars. A question (a message of at most PASTE_CHARS) is answered when its evidence clears
+Two bars. A question (a message of at most PASTE_CHARS characters) is answered when its evidence clears
 `min_confidence`: the best abstention recall among cuts that keep out-of-fold false abstentions within
 MAX_FALSE_ABSTENTION. A pasted report or log is another population: retrieval puts a wrong section first
 far more often, so its main error is the confident answer without the fix (an answerable question
@@ -31,7 +31,7 @@ from assistant.retrieval.evidence import PASTE_CHARS, is_paste
 MAX_FALSE_ABSTENTION = 0.05
 # What abstaining on an answerable paste costs, a wrong answer costing 1: "I don't know, tell me X" (which still
 # lists the closest sections) is far better than a confident wrong fix. Set from that rule, not fitted; the
-# pastes' cut is the same for any value from 0.25 to 1 on the current data (eval/calibration.md).
+# pastes' cut was the same (0.680) for any value from 0.25 to 1 when it was set (eval/README.md, Calibration).
 ABSTAIN_COST = 0.5
 
 
