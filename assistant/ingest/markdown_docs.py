@@ -34,6 +34,7 @@ _HTML_CODE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.DOT
 _SNIPPET_REGION = re.compile(r"^\s*-{2}8<-{2}\s+\[(start|end):([\w-]+)\]\s*$")
 _SNIPPET_INCLUDE = re.compile(r"^\s*-{2}8<-{2}\s+\"[^\"]*\"\s*$")
 _MAX_CHARS = 1500
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _TABLE_ROWS_CHARS = 500
 
 
@@ -242,6 +243,20 @@ def _scan(lines: list[str]) -> tuple[list[tuple[int, re.Match, str, str]], set[s
     return headings, anchors
 
 
+def _is_prose(block: str) -> bool:
+    head = block.lstrip()
+    return not (head.startswith(("```", "~~~", "|")) or _LIST_ITEM.match(block))
+
+
+def _introduces(block: str, following: str) -> bool:
+    """A paragraph that leads into the block after it: it announces it ("run:"), or a list, code or table follows.
+
+    "If you have not changed any C++ code, you can use precompiled wheels" followed by the list that says how:
+    split apart, one part has the advice and the other the flag.
+    """
+    return _is_prose(block) and (block.rstrip().endswith((":", "：")) or not _is_prose(following))
+
+
 def _parts(blocks: list[str]) -> list[list[str]]:
     parts: list[list[str]] = [[]]
     size = 0
@@ -250,8 +265,10 @@ def _parts(blocks: list[str]) -> list[list[str]]:
         # A table's row groups each start a part, but the sentence that introduces the table stays with it.
         long_table = is_table and size + len(b) > _TABLE_ROWS_CHARS * 1.5 and size > _TABLE_ROWS_CHARS / 2
         if parts[-1] and (size + len(b) > _MAX_CHARS or long_table):
-            parts.append([])
-            size = 0
+            # The paragraph that introduces `b` goes with it (unless it is all the part has).
+            carried = [parts[-1].pop()] if len(parts[-1]) > 1 and _introduces(parts[-1][-1], b) else []
+            parts.append(carried)
+            size = sum(len(c) + 2 for c in carried)
         parts[-1].append(b)
         size += len(b) + 2
     return parts

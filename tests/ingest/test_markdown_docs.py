@@ -59,6 +59,21 @@ def test_long_tables_become_row_groups_under_their_header(tmp_path):
     assert sum(c.data["body"].count("`VAR_") for c in chunks) == 40
 
 
+def test_a_paragraph_stays_with_the_list_or_code_it_introduces(tmp_path):
+    filler = "\n\n".join(f"Background paragraph {i} " + "about building images. " * 14 for i in range(4))
+    intro = "If you have not changed any C++ code, you can use precompiled wheels to save build time."
+    steps = "*   Enable it with `--build-arg VLLM_USE_PRECOMPILED=1`.\n*   It finds the matching nightly wheel."
+    text = f"# Install\n\n## Build image\n\n{filler}\n\n{intro}\n\n{steps}\n"
+    chunks = load_markdown(text, tmp_path / "install.md", "install.md")
+    assert len(chunks) == 2  # the section is long enough to be cut in two
+    assert intro in chunks[1].data["body"] and "VLLM_USE_PRECOMPILED" in chunks[1].data["body"]
+    assert intro not in chunks[0].data["body"]
+    # a paragraph followed by more prose is not carried: the cut stays where the size puts it
+    prose = f"# Install\n\n## Build image\n\n{filler}\n\n{intro}\n\nAnother plain paragraph " + "of text. " * 40
+    first, second = load_markdown(prose, tmp_path / "install.md", "install.md")
+    assert intro in first.data["body"] and intro not in second.data["body"]
+
+
 def test_repeated_headings_get_the_renderers_suffixes():
     # python-markdown toc's unique(): foo, foo_1, foo_2; ids the page sets itself are taken first.
     text = (
