@@ -34,13 +34,13 @@ class Settings(BaseSettings):
     top_k: int = Field(5, ge=1, le=50, description="Hits returned with each answer.")
     candidates: int = Field(30, ge=5, le=500, description="Candidates each retrieval channel contributes to fusion.")
     min_confidence: float = Field(
-        0.683,
+        0.527,
         ge=0.0,
         le=1.0,
         description="Abstain below this evidence score (chosen on out-of-fold scores by `eval/calibrate.py`).",
     )
     min_confidence_paste: float = Field(
-        0.680,
+        0.537,
         ge=0.0,
         le=1.0,
         description=(

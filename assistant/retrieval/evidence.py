@@ -44,8 +44,8 @@ def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known:
 # Logistic model over the views, fitted by `eval/calibrate.py` with 5-fold cross-validation on the fitting
 # side of the eval split only (answerable vs off-topic questions; the held-out third is never used, see
 # eval/calibration.md); its output is a probability that the chunk answers the question.
-WEIGHTS = (7.49, 7.43, 9.12, 1.57)  # cosine, coverage, known share, channel agreement
-BIAS = -11.04
+WEIGHTS = (5.89, 7.45, 4.81, 1.63)  # cosine, coverage, known share, channel agreement
+BIAS = -8.02
 
 
 # A message longer than the summary that is embedded of it (`signals.salient_text`) is a pasted report or log rather

@@ -47,13 +47,16 @@ _PATTERNS = tuple(
         r"\bif you are an? (ai|llm|assistant|language model)\b",
         # a chat template's system turn, or a fake end of the context
         r"<\|im_start\|>\s*system\b",
+        r"<<SYS>>",  # Llama 2's system turn
         r"</(context|system|documents?)>",
         # Chinese: overriding, extraction, a fake system turn, standing rules, invention
         r"(忽略|无视|忘掉|忘记)[^。\n]{0,12}(之前|以上|上面|前面|所有|全部)[^。\n]{0,12}(指令|指示|提示|规则|要求|设定)",
         r"(输出|打印|告诉我|泄露|显示|给我)[^。\n]{0,10}(系统提示|系统指令)|(系统提示词?|系统指令)[^。\n]{0,12}(原文|全部|输出|打印)",
         r"[\[【]\s*系统(指令|提示|消息)",
         r"(从现在开始|从现在起|从今以后)[^。\n]{0,40}(说|回答|回复|输出)",
-        r"(编造|捏造|虚构|瞎编|编)(一个|个|一些)[^。\n]{0,30}(参数|变量|名字|名称|flag|选项)",
+        r"(编造|捏造|虚构|瞎编|编)(一个|个|一些|几个)[^。\n]{0,30}(参数|变量|名字|名称|flag|选项)",
+        r"(没有的话|没有就|不存在就)[^。\n]{0,8}(编(一|几|些|个)|随便编|瞎编|虚构)",  # "if there is none, make some up"
+        r"你现在是[^。\n]{0,30}(助手|模型|ai|机器人)",  # role re-assignment
         r"(知识库|上下文)[^。\n]{0,10}(原文|全文)",
     )
 )
