@@ -17,8 +17,9 @@ from assistant.errors import IncompleteIndexError, InputError
 from assistant.index import manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
+from assistant.ingest.markdown_docs import adjacent_part_ids
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
-from assistant.models import Answer, Hit, Query, Turn
+from assistant.models import Answer, Chunk, Hit, Query, Turn
 from assistant.release.knowledge import Findings, ReleaseKnowledge
 from assistant.release.models import SyncReport
 from assistant.release.store import ReleaseStore
@@ -195,6 +196,11 @@ class Assistant:
 
         return score
 
+    def _neighbours(self, chunk: Chunk) -> list[Chunk]:
+        """The indexed parts of a long docs section either side of `chunk`: its fix often opens the next part."""
+        by_id = self.retriever.lexical.by_id
+        return [by_id[i] for i in adjacent_part_ids(chunk) if i in by_id]
+
     def _extractive(self, question: str, history: list[Turn] | None, k: int | None, vllm_version: str | None):
         """(query, the hits an LLM may use, the extractive answer, the release check)."""
         query, hits = self.retrieve(question, history, k)
@@ -202,7 +208,7 @@ class Assistant:
         findings = self.code_findings(query, vllm_version)
         check = self.releases.check(findings.release)
         bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
-        answer = compose(query, hits, bar, setup, self._scorer(query), findings, check)
+        answer = compose(query, hits, bar, setup, self._scorer(query), findings, check, self._neighbours)
         # An LLM never answers from a known problem the user's setup rules out.
         usable = [h for h in hits if not assess_hit(h, setup, query.text).contradicted]
         return query, usable, answer, check

@@ -3,7 +3,7 @@ sources, each claim followed by the [n] of the source it came from (pure; no mod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from assistant.answer import scope
@@ -309,6 +309,7 @@ def compose(
     scorer: BlockScorer | None = None,
     findings: Findings | None = None,
     release_check: ReleaseCheck | None = None,
+    neighbours: Callable[[Chunk], Sequence[Chunk]] | None = None,
 ) -> Answer:
     """Answer from the first applicable hit that clears the evidence bar, or abstain with what to collect next.
 
@@ -316,7 +317,8 @@ def compose(
     `scorer`: the question's similarity to each paragraph of a docs section (lexical only when not given);
     `findings`: the release's code facts (raise sites, env vars, flags), which can answer on their own;
     `release_check`: flags and env vars of the answer checked against the user's release, and a curated
-    `fixed_in` at or before the stated version pointed out.
+    `fixed_in` at or before the stated version pointed out;
+    `neighbours`: the parts of a long docs section either side of a part (the index's), read with it.
     """
     setup = setup if setup is not None else extract_setup(query.text)
     refusal = refusal_text(query, setup)
@@ -341,12 +343,14 @@ def compose(
         lines = _qa_body(primary, lang, 1)
     elif primary.chunk.kind == "issue":  # may cite the issue and its resolution as two sources
         lines = _issue_body(primary, lang, 1, citations)
-    else:  # with the other retrieved parts of the same section
+    else:  # with the other retrieved parts of the same section, and the parts either side of it
         parts = [
             h.chunk
             for h in hits
             if h is not primary and h.chunk.kind == "doc" and h.chunk.source == primary.chunk.source
         ]
+        retrieved = {c.id for c in parts}
+        parts += [c for c in (neighbours(primary.chunk) if neighbours else ()) if c.id not in retrieved]
         lines = _doc_body(primary, parts, query, lang, citations, scorer)
     stated = findings.stated if findings else None
     fixed = fixed_in_line(primary.chunk.entry.fixed_in if primary.chunk.kind == "entry" else None, stated, lang)

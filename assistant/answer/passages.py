@@ -54,13 +54,16 @@ def _introduces(block: str) -> bool:
 
 def _with_context(blocks: Sequence[str], i: int) -> list[int]:
     """Block `i` with what it cannot be read without: the paragraph that introduces a code block, table or list,
-    and the block a paragraph announces ("run this:", "consider the following actions:")."""
+    the block a paragraph announces ("run this:", "consider the following actions:"), and the list right after a
+    paragraph (the steps that say how: "you can use precompiled wheels" then "* Enable it with ...")."""
     block = blocks[i]
     if (_is_code_or_table(block) or _is_list(block)) and i > 0:
         before = blocks[i - 1]
         if _introduces(before) or (_is_code_or_table(block) and not _is_code_or_table(before) and not _is_list(before)):
             return [i - 1, i]
-    if i + 1 < len(blocks) and (_is_code_or_table(blocks[i + 1]) or _introduces(block)):
+    if i + 1 < len(blocks) and (
+        _is_code_or_table(blocks[i + 1]) or _introduces(block) or (_is_list(blocks[i + 1]) and not _is_list(block))
+    ):
         return [i, i + 1]
     return [i]
 

@@ -278,6 +278,17 @@ def _plain(markdown: str) -> str:
     return _LINK.sub(lambda m: m.group(1) or m.group(2) or "", markdown)
 
 
+def part_id(source: str, part: int) -> str:
+    """The id of a section's `part` (1-based): the section's citation, then `~2`, `~3`, ... for a long one's parts."""
+    return source if part == 1 else f"{source}~{part}"
+
+
+def adjacent_part_ids(chunk: Chunk) -> list[str]:
+    """The ids of the parts of a long docs section just before and after `chunk` (none for a one-part section)."""
+    part, parts = chunk.data.get("part", 1), chunk.data.get("parts", 1)
+    return [part_id(chunk.source, n) for n in (part - 1, part + 1) if 1 <= n <= parts]
+
+
 def load_markdown(text: str, path: Path, source: str) -> list[Chunk]:
     chunks: list[Chunk] = []
     seen: dict[str, Section] = {}
@@ -297,7 +308,7 @@ def load_markdown(text: str, path: Path, source: str) -> list[Chunk]:
             body = "\n\n".join(blocks)
             chunks.append(
                 Chunk(
-                    id=cite if i == 0 else f"{cite}~{i + 1}",
+                    id=part_id(cite, i + 1),
                     kind="doc",
                     title=title,
                     source=cite,

@@ -138,3 +138,20 @@ def test_the_fix_in_a_later_part_of_the_section_leads_the_answer_cited_to_that_p
     assert [c.id for c in answer.citations] == [part1.chunk.id, part2.chunk.id]
     assert "Decrease `max_num_seqs` so fewer requests share the cache. [2]" in answer.lead  # cited to part 2
     assert "(part 2/2)" not in answer.body  # not listed again under "see also"
+
+
+def test_a_neighbouring_part_that_was_not_retrieved_is_read_with_the_part_that_was():
+    part1 = _part(
+        1,
+        "Preemption happens when KV cache space runs out for the running requests.\n\n"
+        "If you frequently encounter preemptions, consider the following actions:",
+        0.9,
+    )
+    part2 = _part(2, "- Decrease `max_num_seqs` so fewer requests share the cache.", 0.6)
+    q = "WARNING: sequence group is preempted because there is not enough KV cache space; what should I change?"
+    without = compose(analyze(q), [part1], 0.5)
+    assert "max_num_seqs" not in without.lead  # part 2 was not among the hits
+    neighbours = {part1.chunk.id: [part2.chunk]}
+    answer = compose(analyze(q), [part1], 0.5, neighbours=lambda c: neighbours.get(c.id, []))
+    assert "Decrease `max_num_seqs` so fewer requests share the cache. [2]" in answer.lead
+    assert [c.id for c in answer.citations][:2] == [part1.chunk.id, part2.chunk.id]

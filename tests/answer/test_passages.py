@@ -30,3 +30,16 @@ def test_a_code_block_that_scores_best_brings_its_introduction():
 def test_the_limit_keeps_the_lead_and_drops_what_does_not_fit():
     scores = block_scores(BLOCKS, ["logging"], None)
     assert select(BLOCKS, scores, limit=30) == [3]
+
+
+def test_a_paragraph_that_scores_best_brings_the_list_after_it():
+    blocks = [
+        "Building the image takes hours.",
+        "If you have not changed any C++ code, you can use precompiled wheels to cut build time.",
+        "*   Enable it with `--build-arg VLLM_USE_PRECOMPILED=1`.\n*   It finds the matching nightly wheel.",
+        "Podman users may need `--security-opt label=disable`.",
+    ]
+    assert select(blocks, [0.1, 1.0, 0.3, 0.2], limit=10_000)[:2] == [1, 2]
+    # a list item scoring best does not pull in the next list
+    items = ["* first step", "* second step", "Closing words."]
+    assert select(items, [1.0, 0.0, 0.0], limit=20) == [0]

@@ -2,7 +2,7 @@ import pytest
 
 from assistant.errors import LoadError
 from assistant.ingest.loader import load_file
-from assistant.ingest.markdown_docs import load_markdown, slugify, split_sections
+from assistant.ingest.markdown_docs import adjacent_part_ids, load_markdown, slugify, split_sections
 from tests.conftest import VLLM_DOCS
 
 TROUBLESHOOTING = VLLM_DOCS / "docs" / "usage" / "troubleshooting.md"
@@ -72,6 +72,18 @@ def test_a_paragraph_stays_with_the_list_or_code_it_introduces(tmp_path):
     prose = f"# Install\n\n## Build image\n\n{filler}\n\n{intro}\n\nAnother plain paragraph " + "of text. " * 40
     first, second = load_markdown(prose, tmp_path / "install.md", "install.md")
     assert intro in first.data["body"] and intro not in second.data["body"]
+
+
+def test_the_parts_either_side_of_a_part_are_named_by_id(tmp_path):
+    blocks = "\n\n".join(f"Paragraph {i} " + "of a long section. " * 40 for i in range(6))
+    chunks = load_markdown(f"# P\n\n## Long one\n\n{blocks}\n\n## Short\n\nOne line.\n", tmp_path / "p.md", "p.md")
+    long = [c for c in chunks if c.source == "p.md#long-one"]
+    assert [c.id for c in long] == ["p.md#long-one"] + [f"p.md#long-one~{n}" for n in range(2, len(long) + 1)]
+    assert len(long) >= 3
+    assert adjacent_part_ids(long[0]) == ["p.md#long-one~2"]
+    assert adjacent_part_ids(long[1]) == ["p.md#long-one", "p.md#long-one~3"]
+    assert adjacent_part_ids(long[-1]) == [f"p.md#long-one~{len(long) - 1}"]
+    assert adjacent_part_ids(next(c for c in chunks if c.source == "p.md#short")) == []
 
 
 def test_repeated_headings_get_the_renderers_suffixes():
