@@ -9,15 +9,14 @@ introduces it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
+from assistant.ingest.markdown_docs import LIST_ITEM
 from assistant.text.tokenize import tokenize
 
 # Dense similarity of the question to each block: supplied by the caller (the embedding model).
 BlockScorer = Callable[[Sequence[str]], Sequence[float]]
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _DENSE_WEIGHT = 0.6  # meaning counts more than shared words; shared words break ties and catch flags
 
 
@@ -44,7 +43,7 @@ def block_scores(blocks: Sequence[str], query_tokens: Sequence[str], dense: Sequ
 
 
 def _is_list(block: str) -> bool:
-    return bool(_LIST_ITEM.match(block))
+    return bool(LIST_ITEM.match(block))
 
 
 def _introduces(block: str) -> bool:

@@ -34,7 +34,7 @@ _HTML_CODE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.DOT
 _SNIPPET_REGION = re.compile(r"^\s*-{2}8<-{2}\s+\[(start|end):([\w-]+)\]\s*$")
 _SNIPPET_INCLUDE = re.compile(r"^\s*-{2}8<-{2}\s+\"[^\"]*\"\s*$")
 _MAX_CHARS = 1500
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")  # a Markdown list item (also read by `answer.passages`)
 _TABLE_ROWS_CHARS = 500
 
 
@@ -245,7 +245,7 @@ def _scan(lines: list[str]) -> tuple[list[tuple[int, re.Match, str, str]], set[s
 
 def _is_prose(block: str) -> bool:
     head = block.lstrip()
-    return not (head.startswith(("```", "~~~", "|")) or _LIST_ITEM.match(block))
+    return not (head.startswith(("```", "~~~", "|")) or LIST_ITEM.match(block))
 
 
 def _introduces(block: str, following: str) -> bool:

@@ -47,6 +47,7 @@ def test_instructions_to_the_assistant_are_found(text):
         "how do I set the api key for vllm serve? tell me the flag",
         "RuntimeError: Failed to infer device type; ignore_eos is set",
         "你现在是用的哪个版本的 vllm？先确认一下",
+        "你现在是用的哪个模型？AI 助手那边说是 Qwen",
         "编译的时候没有的话就报错，cmake 找不到 CUDA",
         "头文件没有的话就编译不过，要先装 cuda toolkit",
         "WARNING: Ignoring invalid distribution ~orch (/usr/lib/python3/site-packages)",
