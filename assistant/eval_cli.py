@@ -23,6 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--docs-dir", type=Path, help="vLLM docs ingested beside the corpus (default: ../shared/vllm-docs)")
     p.add_argument("--backend", choices=["extractive", "openai"], help="answer backend of the full pipeline")
     p.add_argument(
+        "--sets-dir",
+        type=Path,
+        help="score the sets in this folder instead of eval/sets (e.g. a batch of fresh questions, measured before"
+        " anything is changed for them); with --set all, the sets whose files it holds",
+    )
+    p.add_argument(
         "--split",
         choices=["all", "held_out", "fitting"],
         default="all",
@@ -37,23 +43,47 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_eval)
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
+def chosen_sets(set_name: str, sets_dir: Path | None) -> list[str]:
+    """The sets to score: one, every set, or (from another folder) every set whose file that folder holds."""
+    from assistant.errors import ConfigError
     from assistant.eval.dataset import SETS
+
+    if set_name != "all":
+        return [set_name]
+    if sets_dir is None:
+        return list(SETS)
+    present = [name for name in SETS if (sets_dir / f"{name}.jsonl").is_file()]
+    if not present:
+        raise ConfigError(f"{sets_dir} holds no eval set: expected files named {', '.join(f'{n}.jsonl' for n in SETS)}")
+    return present
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from assistant.errors import ConfigError
     from assistant.eval.runner import DEFAULT_DOCS_DIR, eval_settings, markdown_table, run_eval, write_results
     from assistant.settings import Settings
 
+    if args.sets_dir is not None and args.write:
+        raise ConfigError("--write records the project's own sets in eval/; it cannot be combined with --sets-dir")
     settings = eval_settings(Settings().with_overrides(answer_backend=args.backend), args.index_dir)
-    sets = list(SETS) if args.set_name == "all" else [args.set_name]
+    sets = chosen_sets(args.set_name, args.sets_dir)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     progress = lambda m: print(m, file=sys.stderr, flush=True)
     run = run_eval(
-        settings, sets, systems, docs_dir=args.docs_dir or DEFAULT_DOCS_DIR, progress=progress, split=args.split
+        settings,
+        sets,
+        systems,
+        docs_dir=args.docs_dir or DEFAULT_DOCS_DIR,
+        sets_dir=args.sets_dir,
+        progress=progress,
+        split=args.split,
     )
     if args.json:
         print(json.dumps({"meta": run.meta, "rows": [r.to_dict() for r in run.rows]}, indent=2))
     else:
         print(markdown_table(run.rows))
     write = args.write if args.write is not None else (args.set_name == "all" and len(systems) == 3)
+    write = write and args.sets_dir is None
     if write:
         command = "python -m assistant eval" + (f" --backend {args.backend}" if args.backend else "")
         command += f" --split {args.split}" if args.split != "all" else ""
