@@ -82,8 +82,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps({"meta": run.meta, "rows": [r.to_dict() for r in run.rows]}, indent=2))
     else:
         print(markdown_table(run.rows))
-    write = args.write if args.write is not None else (args.set_name == "all" and len(systems) == 3)
-    write = write and args.sets_dir is None
+    default_write = args.set_name == "all" and len(systems) == 3 and args.sets_dir is None
+    write = args.write if args.write is not None else default_write
     if write:
         command = "python -m assistant eval" + (f" --backend {args.backend}" if args.backend else "")
         command += f" --split {args.split}" if args.split != "all" else ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from assistant.ingest.markdown_docs import LIST_ITEM
+from assistant.ingest.markdown_docs import announces, is_code_or_table, is_list
 from assistant.text.tokenize import tokenize
 
 # Dense similarity of the question to each block: supplied by the caller (the embedding model).
@@ -26,11 +26,6 @@ def _overlap(block: str, wanted: frozenset[str]) -> float:
     return len(wanted & set(tokenize(block))) / len(wanted)
 
 
-def _is_code_or_table(block: str) -> bool:
-    head = block.lstrip()
-    return head.startswith(("```", "~~~", "|")) or all(ln.startswith("    ") for ln in block.split("\n") if ln.strip())
-
-
 def block_scores(blocks: Sequence[str], query_tokens: Sequence[str], dense: Sequence[float] | None) -> list[float]:
     """A 0..1 score per block: dense similarity min-max scaled over the section, plus the share of question words."""
     wanted = frozenset(t for t in query_tokens if len(t) > 1 and not t.isdigit())
@@ -42,26 +37,17 @@ def block_scores(blocks: Sequence[str], query_tokens: Sequence[str], dense: Sequ
     return [_DENSE_WEIGHT * d + (1 - _DENSE_WEIGHT) * x for d, x in zip(scaled, lexical)]
 
 
-def _is_list(block: str) -> bool:
-    return bool(LIST_ITEM.match(block))
-
-
-def _introduces(block: str) -> bool:
-    """A paragraph that ends announcing what follows: "consider the following actions:"."""
-    return block.rstrip().endswith((":", "："))
-
-
 def _with_context(blocks: Sequence[str], i: int) -> list[int]:
     """Block `i` with what it cannot be read without: the paragraph that introduces a code block, table or list,
     the block a paragraph announces ("run this:", "consider the following actions:"), and the list right after a
     paragraph (the steps that say how: "you can use precompiled wheels" then "* Enable it with ...")."""
     block = blocks[i]
-    if (_is_code_or_table(block) or _is_list(block)) and i > 0:
+    if (is_code_or_table(block) or is_list(block)) and i > 0:
         before = blocks[i - 1]
-        if _introduces(before) or (_is_code_or_table(block) and not _is_code_or_table(before) and not _is_list(before)):
+        if announces(before) or (is_code_or_table(block) and not is_code_or_table(before) and not is_list(before)):
             return [i - 1, i]
     if i + 1 < len(blocks) and (
-        _is_code_or_table(blocks[i + 1]) or _introduces(block) or (_is_list(blocks[i + 1]) and not _is_list(block))
+        is_code_or_table(blocks[i + 1]) or announces(block) or (is_list(blocks[i + 1]) and not is_list(block))
     ):
         return [i, i + 1]
     return [i]

@@ -34,7 +34,7 @@ _HTML_CODE = re.compile(r"<(style|script)\b[^>]*>.*?</\1\s*>|<!--.*?-->", re.DOT
 _SNIPPET_REGION = re.compile(r"^\s*-{2}8<-{2}\s+\[(start|end):([\w-]+)\]\s*$")
 _SNIPPET_INCLUDE = re.compile(r"^\s*-{2}8<-{2}\s+\"[^\"]*\"\s*$")
 _MAX_CHARS = 1500
-LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")  # a Markdown list item (also read by `answer.passages`)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _TABLE_ROWS_CHARS = 500
 
 
@@ -243,9 +243,19 @@ def _scan(lines: list[str]) -> tuple[list[tuple[int, re.Match, str, str]], set[s
     return headings, anchors
 
 
-def _is_prose(block: str) -> bool:
+def is_list(block: str) -> bool:
+    return bool(_LIST_ITEM.match(block))
+
+
+def is_code_or_table(block: str) -> bool:
+    """A fenced or indented code block, or a table."""
     head = block.lstrip()
-    return not (head.startswith(("```", "~~~", "|")) or LIST_ITEM.match(block))
+    return head.startswith(("```", "~~~", "|")) or all(ln.startswith("    ") for ln in block.split("\n") if ln.strip())
+
+
+def announces(block: str) -> bool:
+    """A paragraph that ends announcing what follows: "consider the following actions:"."""
+    return block.rstrip().endswith((":", "："))
 
 
 def _introduces(block: str, following: str) -> bool:
@@ -254,7 +264,8 @@ def _introduces(block: str, following: str) -> bool:
     "If you have not changed any C++ code, you can use precompiled wheels" followed by the list that says how:
     split apart, one part has the advice and the other the flag.
     """
-    return _is_prose(block) and (block.rstrip().endswith((":", "：")) or not _is_prose(following))
+    prose = not (is_code_or_table(block) or is_list(block))
+    return prose and (announces(block) or is_code_or_table(following) or is_list(following))
 
 
 def _parts(blocks: list[str]) -> list[list[str]]:
