@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assistant.answer.extractive import assess_hit, compose
 from assistant.answer.generative import GenerativeWriter
@@ -29,6 +30,9 @@ from assistant.retrieval.retriever import Retriever
 from assistant.settings import Settings
 from assistant.text.sanitize import clean_text, has_words
 from assistant.text.setup import UserSetup, conversation_setup
+
+if TYPE_CHECKING:
+    from assistant.sync.runner import SyncReport as SyncRunReport
 
 
 def validate_question(question: object, max_chars: int) -> str:
@@ -155,6 +159,25 @@ class Assistant:
         store = ReleaseStore(self.settings.index_dir)
         missing = [v for v in self.settings.vllm_releases if not store.has(v.removeprefix("vllm==").lstrip("v"))]
         return self.sync(missing, progress) if missing else []
+
+    def ensure_release_docs(self, progress: Progress = lambda _m: None) -> SyncRunReport | None:
+        """Index the documentation of each release `vllm_releases` lists, from its source distribution on the
+        package index (read once; later starts find it unchanged). None when `release_docs` is off.
+
+        A release whose docs cannot be fetched (no network) is reported and retried on the next start; the
+        assistant still answers from everything else."""
+        if not self.settings.release_docs:
+            return None
+        from assistant.sync.runner import run_sync
+        from assistant.sync.sources import release_docs_source
+
+        sources = [s for s in map(release_docs_source, self.settings.vllm_releases) if s is not None]
+        if not sources:
+            return None
+        report = run_sync(self.settings, sources, embedder=lambda: self.embedder, progress=progress)
+        self.store.revision()  # follow the pointer to the generation the sync made live
+        self.retriever.refresh()
+        return report
 
     def warm_up(self) -> None:
         """Load the model and the indexes now rather than on the first question."""

@@ -59,7 +59,18 @@ class Settings(BaseSettings):
     vllm_version: str | None = Field(
         None, description="The user's vLLM version when the question does not state one (else: the newest indexed)."
     )
-    wheel_cache_dir: Path = Field(REPO_ROOT / ".data" / "wheels", description="Where downloaded vLLM wheels are kept.")
+    wheel_cache_dir: Path = Field(
+        REPO_ROOT / ".data" / "wheels", description="Where downloaded vLLM wheels and source distributions are kept."
+    )
+    release_docs: bool = Field(
+        True,
+        description="Also index each listed release's documentation, from its source distribution on the package "
+        "index (vllm-X.Y.Z.tar.gz holds docs/); answers cite https://docs.vllm.ai/en/vX.Y.Z/.",
+    )
+    package_index_url: str = Field(
+        "https://pypi.org/simple",
+        description="The package index (simple API) the source distributions come from; wheels come through pip.",
+    )
     release_workers: int = Field(
         0, ge=0, le=64, description="Processes parsing a release's source at sync (0: up to 2, the CPUs there are)."
     )

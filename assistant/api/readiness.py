@@ -85,6 +85,11 @@ class Readiness:
             log.info("index built", extra={"summary": report.summary()})
         for synced in assistant.ensure_releases(progress=progress):
             log.info("release indexed", extra={"summary": synced.summary()})
+        docs = assistant.ensure_release_docs(progress=progress)
+        if docs is not None and not docs.ok:  # served without them; the next start tries again
+            log.warning("release docs not indexed", extra={"summary": docs.summary()})
+        elif docs is not None and docs.wrote:
+            log.info("release docs indexed", extra={"summary": docs.summary()})
         assistant.warm_up()
         self.chunks = assistant.store.count()
 

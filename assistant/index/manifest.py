@@ -87,6 +87,12 @@ def read(store: ManifestStore) -> BuildManifest | None:
     return BuildManifest.from_json(raw) if isinstance(raw, str) else None
 
 
+def carried(store: ManifestStore) -> dict:
+    """The manifest as metadata to give a copy of the store (a sync's new generation), {} when there is none."""
+    raw = store.metadata().get(_KEY)
+    return {_KEY: raw} if isinstance(raw, str) else {}
+
+
 def _roots(roots: Sequence[Path | str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(Path(r).resolve()) for r in roots))
 

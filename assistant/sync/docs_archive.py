@@ -1,4 +1,5 @@
-"""A repository's docs at a git ref, from the repository archive of that ref (GitHub's tarball endpoint).
+"""A repository's docs at a git ref, from the repository archive of that ref (GitHub's tarball endpoint), a local
+archive, or a vLLM release's source distribution on the package index (`vllm-0.33.0.tar.gz` holds `docs/`).
 
 The ref is first resolved to a commit with a conditional request: an unchanged ref costs one 304 and
 nothing is downloaded. Each Markdown page is split like any docs folder; its chunks carry the ref and
@@ -11,11 +12,12 @@ import dataclasses
 import io
 import re
 import tarfile
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
-from assistant.errors import SyncError
+from assistant.errors import ReleaseError, SyncError
 from assistant.ingest.markdown_docs import load_markdown
 from assistant.models import Chunk
+from assistant.release.sdist import download_sdist, sdist_name
 from assistant.sync.context import SyncContext
 from assistant.sync.sources import DocsSource
 from assistant.text.vocab import RELEASE_TAG
@@ -51,7 +53,8 @@ def origin_prefix(source: DocsSource) -> str:
 
 
 def archive_pages(blob: bytes, folder: str) -> dict[str, str]:
-    """{path under `folder`: text} of the Markdown files in a GitHub-style tarball (`owner-repo-sha/` on top)."""
+    """{path under `folder`: text} of the Markdown files in a tarball with one folder on top: GitHub's
+    (`owner-repo-sha/`) or a source distribution's (`vllm-0.33.0/`)."""
     pages: dict[str, str] = {}
     try:
         with tarfile.open(fileobj=io.BytesIO(blob), mode="r:*") as tar:
@@ -72,7 +75,7 @@ def archive_pages(blob: bytes, folder: str) -> dict[str, str]:
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise SyncError(f"the docs archive is not a readable tar.gz: {exc}") from exc
     if not pages:
-        raise SyncError(f"the docs archive has no Markdown under {folder}/ (expected owner-repo-sha/{folder}/...)")
+        raise SyncError(f"the docs archive has no Markdown under {folder}/ (expected <top folder>/{folder}/...)")
     return pages
 
 
@@ -113,13 +116,31 @@ def _fetch(source: DocsSource, ctx: SyncContext) -> tuple[bytes, str] | None:
         client.close()
 
 
+def _release_archive(source: DocsSource, ctx: SyncContext) -> Path:
+    """The release's source distribution from the package index (cached beside its wheel)."""
+    version = ref_version(source.ref)
+    assert version is not None  # the source's schema admits only a release tag here
+    settings = ctx.settings
+    try:
+        return download_sdist(version, settings.wheel_cache_dir, ctx.say, settings.package_index_url)
+    except ReleaseError as exc:
+        raise SyncError(f"{source.name}: {exc}") from exc
+
+
 def sync_docs(source: DocsSource, ctx: SyncContext) -> None:
     cursor = ctx.cursor()
-    if source.archive is not None:
+    archive = source.archive
+    if source.package_index:
+        # A release's source distribution never changes once published: read it once.
+        if cursor.get("archive") == sdist_name(str(ref_version(source.ref))):
+            ctx.say(f"{source.ref} unchanged (its source distribution is already read)")
+            return
+        archive = _release_archive(source, ctx)
+    if archive is not None:
         try:
-            blob = source.archive.read_bytes()
+            blob = archive.read_bytes()
         except OSError as exc:
-            raise SyncError(f"{source.name}: cannot read the archive {source.archive}: {exc.strerror or exc}") from exc
+            raise SyncError(f"{source.name}: cannot read the archive {archive}: {exc.strerror or exc}") from exc
         commit, etag = None, None
     else:
         fetched = _fetch(source, ctx)
@@ -135,4 +156,5 @@ def sync_docs(source: DocsSource, ctx: SyncContext) -> None:
         if i % 20 == 0 or i == len(pages):
             ctx.say(f"{i}/{len(pages)} pages of {source.ref}")
     ctx.remove(ctx.writer.origins(prefix) - {f"{prefix}{rel}" for rel in pages})
-    ctx.checkpoint({**cursor, "commit": commit, "etag": etag or None})
+    done = {"archive": archive.name} if source.package_index and archive is not None else {}
+    ctx.checkpoint({**cursor, "commit": commit, "etag": etag or None, **done})

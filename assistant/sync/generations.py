@@ -11,6 +11,7 @@ import logging
 import re
 
 from assistant.errors import SyncError
+from assistant.index.manifest import carried
 from assistant.index.store import ChromaStore, embedder_key, live_name, pointer_name
 from assistant.settings import Settings
 from assistant.sync.state import Staging, SyncState
@@ -79,7 +80,8 @@ class Generations:
         target = self.client.create_collection(
             name,
             configuration={"hnsw": {"space": "cosine"}},
-            metadata={"embedding_model": embedder_key(self.settings), "revision": revision + 1},
+            # A copy of a complete build is complete: the build record travels with it.
+            metadata={"embedding_model": embedder_key(self.settings), "revision": revision + 1, **carried(live)},
             embedding_function=None,
         )
         source = live.collection

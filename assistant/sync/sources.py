@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from assistant.errors import ConfigError
 from assistant.settings import REPO_ROOT
+from assistant.text.vocab import RELEASE_TAG
 
 _NAME = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 _REPO = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
@@ -43,10 +45,32 @@ class DocsSource(_Source):
     ref: str = Field(min_length=1, description="A tag or branch, e.g. v0.31.0 or main.")
     folder: str = Field("docs", description="The folder inside the repository that holds the Markdown.")
     archive: Path | None = Field(None, description="A local tar.gz of the repository at that ref (offline).")
+    package_index: bool = Field(
+        False,
+        description="Read the docs from the release's source distribution (vllm-X.Y.Z.tar.gz) on the package "
+        "index instead of GitHub; the ref must be a release tag (v0.33.0).",
+    )
     url_template: str = Field(
         "https://docs.vllm.ai/en/{version}/{page}",
         description="The rendered page of a file: {version} is the ref ('latest' for main), {page} its path.",
     )
+
+    @model_validator(mode="after")
+    def _one_origin(self) -> DocsSource:
+        if self.package_index and self.archive is not None:
+            raise ValueError("give either archive or package_index, not both")
+        if self.package_index and not re.fullmatch(rf"v?{RELEASE_TAG}", self.ref):
+            raise ValueError(f"package_index needs a release tag as ref (v0.33.0), not {self.ref!r}")
+        return self
+
+
+def release_docs_source(release: str) -> DocsSource | None:
+    """The docs of a vLLM release (`0.33.0` or `vllm==0.33.0`) from its source distribution on the package index;
+    None for a release named by a wheel file or a source tree (their docs are not on the index)."""
+    version = release.strip().removeprefix("vllm==").lstrip("v")
+    if not re.fullmatch(RELEASE_TAG, version):
+        return None
+    return DocsSource(name=f"vllm-docs-{version}", kind="docs", ref=f"v{version}", package_index=True)
 
 
 class GitHubIssuesSource(_Source):

@@ -1,0 +1,108 @@
+"""A release's documentation from its source distribution on the package index: found through the simple API
+(a local server standing in for the index), hash-checked, cached, indexed once into a real Chroma with the real
+model, cited at the release's docs URL; failures are clear errors and leave the assistant answering."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.errors import ConfigError, ReleaseError
+from assistant.release.sdist import download_sdist
+from assistant.service import Assistant
+from assistant.sync.sources import parse_sources, release_docs_source
+from tests.conftest import make_settings
+from tests.sync.conftest import docs_tarball
+from tests.sync.fake_index import FakeIndex
+
+VERSION = "0.0.1"
+SDIST = f"vllm-{VERSION}.tar.gz"
+HANG = "vllm hangs at startup, how do I get more logging to debug the hang?"
+
+
+def _blob() -> bytes:
+    return docs_tarball(f"vllm-{VERSION}", folders=("usage",))  # a source distribution's layout: vllm-X.Y.Z/docs/
+
+
+@pytest.mark.parametrize("html", [False, True], ids=["pep691-json", "pep503-html"])
+def test_the_sdist_is_found_downloaded_checked_and_cached(tmp_path, html):
+    blob = _blob()  # once: gzip stamps the time into its header
+    with FakeIndex(html=html) as index:
+        index.add(SDIST, blob)
+        index.add("vllm-0.0.2.tar.gz", b"another release")
+        said: list[str] = []
+        path = download_sdist(VERSION, tmp_path, said.append, index.url)
+        assert path == tmp_path / VERSION / SDIST and path.read_bytes() == blob
+        assert any("downloaded" in s for s in said)
+        asked = len(index.requests)
+        assert download_sdist(VERSION, tmp_path, said.append, index.url) == path
+        assert len(index.requests) == asked  # from the cache: the index is not asked again
+
+
+def test_a_file_that_does_not_match_its_hash_is_not_kept(tmp_path):
+    with FakeIndex() as index:
+        index.add(SDIST, _blob())
+        index.wrong_hash.add(SDIST)
+        with pytest.raises(ReleaseError, match="SHA-256"):
+            download_sdist(VERSION, tmp_path, lambda _m: None, index.url)
+    assert not any((tmp_path / VERSION).iterdir())  # neither the file nor a partial download
+
+
+def test_a_release_the_index_lacks_and_an_unreachable_index_are_clear_errors(tmp_path):
+    with FakeIndex() as index:
+        index.add("vllm-0.0.2.tar.gz", b"another release")
+        with pytest.raises(ReleaseError, match=f"no source distribution {SDIST}"):
+            download_sdist(VERSION, tmp_path, lambda _m: None, index.url)
+        dead = index.url
+    with pytest.raises(ReleaseError, match="cannot reach the package index"):
+        download_sdist(VERSION, tmp_path, lambda _m: None, dead, timeout=5)
+
+
+def test_the_source_needs_a_release_tag_and_one_origin():
+    def parse(line: str):
+        return parse_sources(f"sources:\n  - {line}\n", "s.yaml")
+
+    assert parse("{name: d, kind: docs, ref: v0.33.0, package_index: true}")[0].package_index
+    with pytest.raises(ConfigError, match="release tag"):
+        parse("{name: d, kind: docs, ref: main, package_index: true}")
+    with pytest.raises(ConfigError, match="either archive or package_index"):
+        parse("{name: d, kind: docs, ref: v0.33.0, package_index: true, archive: x.tar.gz}")
+    assert release_docs_source("vllm==0.33.0").ref == "v0.33.0"
+    assert release_docs_source("/wheels/vllm-0.33.0-cp38-abi3-linux_x86_64.whl") is None
+
+
+def test_start_up_indexes_the_releases_docs_once_and_answers_cite_them(tmp_path, embedder):
+    with FakeIndex() as index:
+        index.add(SDIST, _blob())
+        settings = make_settings(
+            tmp_path / "index", vllm_releases=[VERSION], package_index_url=index.url, wheel_cache_dir=tmp_path / "w"
+        )
+        first = Assistant(settings, embedder=embedder)
+        first.ensure_index()
+        report = first.ensure_release_docs()
+        assert report is not None and report.ok and report.wrote, report.summary()
+        answer = first.ask(HANG)  # the same instance answers from the docs the sync made live
+        cited = [c.source for c in answer.citations]
+        assert not answer.abstained and cited[0].startswith(f"https://docs.vllm.ai/en/v{VERSION}/usage/"), cited
+
+        asked = len(index.requests)
+        again = Assistant(settings, embedder=embedder)
+        assert again.ensure_index() is None  # the sync's generation kept the build record: nothing rebuilt
+        report = again.ensure_release_docs()
+        assert report is not None and report.ok and not report.wrote
+        assert len(index.requests) == asked  # a release's sdist is read once
+        assert again.ask(HANG).citations[0].source == cited[0]
+
+
+def test_without_the_index_the_assistant_starts_and_answers_from_the_rest(tmp_path, embedder):
+    with FakeIndex() as index:
+        dead = index.url
+    settings = make_settings(
+        tmp_path / "index", vllm_releases=[VERSION], package_index_url=dead, wheel_cache_dir=tmp_path / "w"
+    )
+    assistant = Assistant(settings, embedder=embedder)
+    assistant.ensure_index()
+    report = assistant.ensure_release_docs()
+    assert report is not None and not report.ok
+    assert "cannot reach the package index" in report.summary()
+    answer = assistant.ask("RuntimeError: not home_path.empty()")
+    assert not answer.abstained and answer.citations[0].source.endswith("deepgemm-fp8-home-path-empty.yaml")
