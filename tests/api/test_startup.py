@@ -38,6 +38,8 @@ def test_a_first_build_killed_midway_is_finished_before_ready(tmp_path: Path) ->
         "ASSISTANT_INDEX_DIR": str(tmp_path / "index"),
         "ASSISTANT_CORPUS_DIR": str(corpus),
         "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3"),
+        # The release's docs (3,000 chunks to embed) are not what this test is about: tests/sync/test_release_docs.py
+        "ASSISTANT_RELEASE_DOCS": "false",
     }
     first = subprocess.Popen(
         [sys.executable, "app.py", "--no-ui", "--port", str(free_port())],

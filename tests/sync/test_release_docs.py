@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.api.readiness import Readiness
 from assistant.errors import ConfigError, ReleaseError
 from assistant.release.sdist import download_sdist
 from assistant.service import Assistant
 from assistant.sync.sources import parse_sources, release_docs_source
 from tests.conftest import make_settings
+from tests.release.small_wheel import build_wheel
 from tests.sync.conftest import docs_tarball
 from tests.sync.fake_index import FakeIndex
 
@@ -106,3 +108,27 @@ def test_without_the_index_the_assistant_starts_and_answers_from_the_rest(tmp_pa
     assert "cannot reach the package index" in report.summary()
     answer = assistant.ask("RuntimeError: not home_path.empty()")
     assert not answer.abstained and answer.citations[0].source.endswith("deepgemm-fp8-home-path-empty.yaml")
+
+
+@pytest.mark.parametrize("reachable", [True, False], ids=["index-up", "index-down"])
+def test_the_server_start_indexes_the_releases_docs_before_ready_or_serves_without_them(tmp_path, embedder, reachable):
+    with FakeIndex() as index:
+        index.add(SDIST, _blob())
+        url = index.url
+        settings = make_settings(
+            tmp_path / "index", vllm_releases=[VERSION], package_index_url=url, wheel_cache_dir=tmp_path / "w"
+        )
+        assistant = Assistant(settings, embedder=embedder)
+        assistant.sync([str(build_wheel(tmp_path, VERSION))])  # the release's code is already indexed
+        if not reachable:
+            index.__exit__(None, None, None)
+        ready = Readiness()
+        ready.prepare(assistant)
+    assert ready.state == "ready", ready.detail
+    answer = assistant.ask(HANG)
+    cited = answer.citations[0].source if answer.citations else None
+    if reachable:
+        assert ready.chunks is not None and ready.chunks > 20  # the corpus's 5 entries and the release's docs
+        assert cited is not None and cited.startswith(f"https://docs.vllm.ai/en/v{VERSION}/usage/"), cited
+    else:
+        assert ready.chunks == 5 and (cited is None or "docs.vllm.ai" not in cited)
