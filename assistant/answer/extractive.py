@@ -3,6 +3,8 @@ sources, each claim followed by the [n] of the source it came from (pure; no mod
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -301,6 +303,43 @@ def _answers(findings: Findings | None) -> bool:
     return bool(findings.sites) or any(f.kind == "flag" or f.name.startswith("VLLM_") for f in findings.names)
 
 
+def _see_also(related: Sequence[Hit], query: Query, lang: Lang, citations: list[Citation]) -> list[str]:
+    """The "Also relevant" lines: each source numbered after `citations`, a docs section with its closest paragraphs."""
+    if not related:
+        return []
+    lines = ["", f"**{LABELS[lang]['see_also']}:**"]
+    for h in related:
+        n = len(citations) + 1
+        citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
+        lines.append(f"- {_display_title(h.chunk)} [{n}]")
+        if h.chunk.kind == "doc":  # the paragraphs of that section closest to the question
+            snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
+            lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
+    return lines
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("`", "").lower().split())
+
+
+def code_first(primary: Hit, findings: Findings | None) -> bool:
+    """Whether the raise site a pasted error comes from explains it better than the docs section found.
+
+    A message matched exactly to a site of the user's release is the most specific evidence there is: the site
+    says where, under which condition and (often) what to do. A docs section leads only when it quotes that
+    message itself (the first sentence of its longest literal part; a head too short to tell, under 20 characters,
+    counts as not quoted); curated entries, Q&A and issues always lead: they are about an error.
+    """
+    if findings is None or not findings.sites or primary.chunk.kind != "doc":
+        return False
+    best = findings.sites[0]
+    if not best.attributed:
+        return False
+    literal = max(best.site.template.literals, key=lambda p: len(p.strip()))
+    head = _norm(re.split(r"[.:;!?]\s", literal.strip(), maxsplit=1)[0]).rstrip(".:;!? ")  # its first sentence
+    return len(head) < 20 or head not in _norm(primary.chunk.full_text())
+
+
 def compose(
     query: Query,
     hits: list[Hit],
@@ -330,11 +369,20 @@ def compose(
     lang = query.lang
     primary = p.primary
     citations: list[Citation] = []
+    if primary is not None and code_first(primary, findings):  # the section found comes after, as see-also
+        p = dataclasses.replace(p, primary=None, ruled_out=(), related=(primary,))
+        primary = None
     if primary is None:  # the release's code facts answer alone
         lines = _code(findings, lang, citations)
         lead = "\n".join(lines)
+        lines += _see_also(p.related, query, lang, citations)
         return Answer(
-            body=lead, abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits), lead=lead
+            body="\n".join(lines),
+            abstained=False,
+            language=lang,
+            citations=tuple(citations),
+            hits=tuple(hits),
+            lead=lead,
         )
     citations.append(Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source))
     if primary.chunk.kind == "entry":
@@ -362,16 +410,7 @@ def compose(
     cited = {c.id for c in citations}
     if p.ruled_out:  # the known problems it resembles but are not this user's, after the answer
         lines += [""] + _ruled_out_lines(p, lang, citations)[:-1]
-    related = [h for h in p.related if h.chunk.id not in cited]
-    if related:
-        lines += ["", f"**{LABELS[lang]['see_also']}:**"]
-        for h in related:
-            n = len(citations) + 1
-            citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
-            lines.append(f"- {_display_title(h.chunk)} [{n}]")
-            if h.chunk.kind == "doc":  # the paragraphs of that section closest to the question
-                snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
-                lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
+    lines += _see_also([h for h in p.related if h.chunk.id not in cited], query, lang, citations)
     return Answer(
         body="\n".join(lines), abstained=False, language=lang, citations=tuple(citations), hits=tuple(hits), lead=lead
     )

@@ -1,0 +1,71 @@
+"""A pasted error that matches a raise site of the user's release is explained by that site first, unless the docs
+section found quotes the same message: real index (corpus, a docs folder, two small releases), real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import make_settings
+
+NEW = "0.99.0"
+KV = "ValueError: No available memory for the cache blocks. Try increasing gpu_memory_utilization"
+SITE = f"https://github.com/vllm-project/vllm/blob/v{NEW}/vllm/v1/core/kv_cache_planning.py#L"
+NEAR_PAGE = """# Memory
+
+## Out of memory for the KV cache at start-up
+
+At start-up vLLM profiles the GPU memory the model needs and gives what is left to the KV cache blocks. If no memory
+is available for the cache blocks, increase `gpu_memory_utilization` when you initialize the engine, lower
+`max_model_len`, or spread the model over more GPUs with tensor parallelism.
+"""
+QUOTING_PAGE = """# Memory errors
+
+## No available memory for the cache blocks
+
+When the engine starts it profiles memory; `ValueError: No available memory for the cache blocks` means the model's
+weights and activations left nothing for the KV cache on this GPU. Raise `--gpu-memory-utilization` (for example to
+0.95), lower `--max-model-len`, or shard the model with `--tensor-parallel-size`.
+"""
+
+
+def _assistant(tmp_path, embedder, wheels, docs):
+    from assistant.service import Assistant
+
+    a = Assistant(make_settings(tmp_path / "index"), embedder=embedder)
+    a.ensure_index()
+    a.sync([str(p) for p in wheels.values()])
+    a.ingest([docs])
+    return a
+
+
+def _docs(tmp_path, page: str):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "memory.md").write_text(page, encoding="utf-8")
+    return docs
+
+
+def test_the_raise_site_leads_over_a_section_that_does_not_quote_the_error(tmp_path, embedder, wheels):
+    a = _assistant(tmp_path, embedder, wheels, _docs(tmp_path, NEAR_PAGE))
+    answer = a.ask(KV)
+    bar = a.settings.min_confidence
+    doc = next(h for h in answer.hits if h.chunk.kind == "doc")
+    assert doc is answer.hits[0] and doc.confidence >= bar  # without the rule, this section would answer
+    assert not answer.abstained and answer.citations[0].source.startswith(SITE)
+    assert answer.citations[1].source == doc.chunk.source  # the section is still offered, after the code
+    assert "[2]" not in answer.lead  # the lead is the code's alone
+
+
+def test_a_section_that_quotes_the_error_leads(tmp_path, embedder, wheels):
+    a = _assistant(tmp_path, embedder, wheels, _docs(tmp_path, QUOTING_PAGE))
+    answer = a.ask(KV)
+    assert not answer.abstained
+    assert answer.citations[0].source.endswith("#no-available-memory-for-the-cache-blocks"), answer.citations
+    assert any(c.source.startswith(SITE) for c in answer.citations[1:])  # the raise site follows the section
+
+
+@pytest.fixture
+def wheels(tmp_path):
+    from tests.release.small_wheel import build_wheel
+
+    return {v: build_wheel(tmp_path / "wheels", v) for v in ("0.98.0", NEW)}
