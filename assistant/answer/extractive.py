@@ -99,15 +99,23 @@ def _selected(blocks: list[str], query: Query, limit: int, scorer: BlockScorer |
 
 
 def _doc_body(
-    hit: Hit, parts: Sequence[Chunk], query: Query, lang: Lang, citations: list[Citation], scorer: BlockScorer | None
+    hit: Hit,
+    parts: Sequence[Chunk],
+    query: Query,
+    lang: Lang,
+    citations: list[Citation],
+    scorer: BlockScorer | None,
+    yours: str | None = None,
 ) -> list[str]:
     """A docs section's answer: its paragraphs that address the question, read across every retrieved part of it.
 
     A long section is indexed in parts; the fix is often in a later part than the one that matched best ("If you
     frequently encounter preemptions, consider the following actions:" ends part 1, the actions open part 2).
     Each paragraph is cited to the part it is in. `citations` holds the primary's [1]; other parts are added.
+    Docs synced at a release say which (`yours`: the user's vLLM version, when they gave one that differs).
     """
-    label = LABELS[lang]["from_docs"]
+    version = hit.chunk.data.get("version")
+    label = LABELS[lang]["from_release_docs"].format(version=version) if version else LABELS[lang]["from_docs"]
     n = len(citations)
     chunks = sorted([hit.chunk, *parts], key=lambda c: c.data.get("part", 1))
     blocks: list[str] = []
@@ -128,7 +136,14 @@ def _doc_body(
         else:
             groups.append((numbers[owner.id], [blocks[i]]))
     body = "\n\n".join(_cite("\n\n".join(group), k) for k, group in groups)
-    return [f"**{label}: {hit.chunk.title}** [{n}]", "", body]
+    lines = [f"**{label}: {hit.chunk.title}** [{n}]", "", body]
+    if version and yours and _minor(yours) != _minor(version):
+        lines += ["", LABELS[lang]["other_release_docs"].format(version=version, yours=yours)]
+    return lines
+
+
+def _minor(version: str) -> tuple[str, ...]:
+    return tuple(version.lower().lstrip("v").split(".")[:2])
 
 
 def _qa_body(hit: Hit, lang: Lang, n: int) -> list[str]:
@@ -399,7 +414,7 @@ def compose(
         ]
         retrieved = {c.id for c in parts}
         parts += [c for c in (neighbours(primary.chunk) if neighbours else ()) if c.id not in retrieved]
-        lines = _doc_body(primary, parts, query, lang, citations, scorer)
+        lines = _doc_body(primary, parts, query, lang, citations, scorer, setup.vllm_version)
     stated = findings.stated if findings else None
     fixed = fixed_in_line(primary.chunk.entry.fixed_in if primary.chunk.kind == "entry" else None, stated, lang)
     checked = checked_lines("\n".join(lines), release_check, lang)

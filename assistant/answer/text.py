@@ -15,6 +15,9 @@ LABELS = {
         "see_also": "Also relevant",
         "sources": "Sources",
         "from_docs": "From the vLLM documentation",
+        "from_release_docs": "From the vLLM {version} documentation",
+        "other_release_docs": "These are vLLM {version}'s docs and you run {yours}: check that what they describe is "
+        "in your release.",
         "from_qa": "From a known Q&A",
         "known_issue": "Known issue",
         "open_issue": "Known open issue",
@@ -35,6 +38,8 @@ LABELS = {
         "see_also": "其他相关内容",
         "sources": "来源",
         "from_docs": "来自 vLLM 官方文档（英文）",
+        "from_release_docs": "来自 vLLM {version} 官方文档（英文）",
+        "other_release_docs": "以上出自 vLLM {version} 的文档，而你用的是 {yours}：请确认你的版本里有这些参数和行为。",
         "from_qa": "来自已知问答",
         "known_issue": "已知问题",
         "open_issue": "尚未解决的已知问题",

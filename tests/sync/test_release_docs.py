@@ -86,6 +86,12 @@ def test_start_up_indexes_the_releases_docs_once_and_answers_cite_them(tmp_path,
         cited = [c.source for c in answer.citations]
         assert not answer.abstained and cited[0].startswith(f"https://docs.vllm.ai/en/v{VERSION}/usage/"), cited
 
+        assert answer.body.startswith(f"**From the vLLM {VERSION} documentation: ")
+        assert "you run" not in answer.body  # no version stated: nothing to compare
+        older = first.ask(f"on vllm 0.1.0 {HANG}").body
+        assert f"These are vLLM {VERSION}'s docs and you run 0.1.0" in older
+        assert "0.0.1 的文档，而你用的是 0.1.0" in first.ask("vllm 0.1.0 启动卡住了，怎么打开更多日志来调试？").body
+
         asked = len(index.requests)
         again = Assistant(settings, embedder=embedder)
         assert again.ensure_index() is None  # the sync's generation kept the build record: nothing rebuilt
