@@ -10,7 +10,7 @@ import logging
 import threading
 import time
 
-from assistant.errors import AssistantError, StoreUnavailableError
+from assistant.errors import AssistantError, StoreUnavailableError, SyncError
 from assistant.service import Assistant
 
 log = logging.getLogger("assistant.api")
@@ -85,7 +85,11 @@ class Readiness:
             log.info("index built", extra={"summary": report.summary()})
         for synced in assistant.ensure_releases(progress=progress):
             log.info("release indexed", extra={"summary": synced.summary()})
-        docs = assistant.ensure_release_docs(progress=progress)
+        try:
+            docs = assistant.ensure_release_docs(progress=progress)
+        except SyncError as exc:  # another sync holds the index: serve what it has, the next start tries again
+            log.warning("release docs not indexed", extra={"error": str(exc)})
+            docs = None
         if docs is not None and not docs.ok:  # served without them; the next start tries again
             log.warning("release docs not indexed", extra={"summary": docs.summary()})
         elif docs is not None and docs.wrote:

@@ -138,3 +138,20 @@ def test_the_server_start_indexes_the_releases_docs_before_ready_or_serves_witho
         assert cited is not None and cited.startswith(f"https://docs.vllm.ai/en/v{VERSION}/usage/"), cited
     else:
         assert ready.chunks == 5 and (cited is None or "docs.vllm.ai" not in cited)
+
+
+def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_the_docs(tmp_path, embedder):
+    from assistant.sync.state import exclusive
+
+    with FakeIndex() as index:
+        index.add(SDIST, _blob())
+        settings = make_settings(
+            tmp_path / "index", vllm_releases=[VERSION], package_index_url=index.url, wheel_cache_dir=tmp_path / "w"
+        )
+        assistant = Assistant(settings, embedder=embedder)
+        assistant.sync([str(build_wheel(tmp_path, VERSION))])
+        ready = Readiness()
+        with exclusive(settings.index_dir / f"sync-{settings.collection}.lock"):  # e.g. `python -m assistant sync`
+            ready.prepare(assistant)
+        assert ready.state == "ready" and ready.chunks == 5, ready.detail
+        assert not any(r.startswith("/files/") for r in index.requests)
