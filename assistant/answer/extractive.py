@@ -340,7 +340,7 @@ def _norm(text: str) -> str:
 def code_first(primary: Hit, findings: Findings | None) -> bool:
     """Whether the raise site a pasted error comes from explains it better than the docs section found.
 
-    A message matched exactly to a site of the user's release is the most specific evidence there is: the site
+    A message attributed to a site of the user's release is the most specific evidence there is: the site
     says where, under which condition and (often) what to do. A docs section leads only when it quotes that
     message itself (the first sentence of its longest literal part; a head too short to tell, under 20 characters,
     counts as not quoted); curated entries, Q&A and issues always lead: they are about an error.
@@ -385,7 +385,7 @@ def compose(
     primary = p.primary
     citations: list[Citation] = []
     if primary is not None and code_first(primary, findings):  # the section found comes after, as see-also
-        p = dataclasses.replace(p, primary=None, ruled_out=(), related=(primary,))
+        p = dataclasses.replace(p, primary=None, related=(primary,))
         primary = None
     if primary is None:  # the release's code facts answer alone
         lines = _code(findings, lang, citations)
