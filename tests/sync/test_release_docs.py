@@ -21,6 +21,13 @@ SDIST = f"vllm-{VERSION}.tar.gz"
 HANG = "vllm hangs at startup, how do I get more logging to debug the hang?"
 
 
+def _settings(tmp_path, index_url: str):
+    """An index of its own, the release `VERSION` at start-up, and the package index at `index_url`."""
+    return make_settings(
+        tmp_path / "index", vllm_releases=[VERSION], package_index_url=index_url, wheel_cache_dir=tmp_path / "w"
+    )
+
+
 def _blob() -> bytes:
     return docs_tarball(f"vllm-{VERSION}", folders=("usage",))  # a source distribution's layout: vllm-X.Y.Z/docs/
 
@@ -75,9 +82,7 @@ def test_the_source_needs_a_release_tag_and_one_origin():
 def test_start_up_indexes_the_releases_docs_once_and_answers_cite_them(tmp_path, embedder):
     with FakeIndex() as index:
         index.add(SDIST, _blob())
-        settings = make_settings(
-            tmp_path / "index", vllm_releases=[VERSION], package_index_url=index.url, wheel_cache_dir=tmp_path / "w"
-        )
+        settings = _settings(tmp_path, index.url)
         first = Assistant(settings, embedder=embedder)
         first.ensure_index()
         report = first.ensure_release_docs()
@@ -104,9 +109,7 @@ def test_start_up_indexes_the_releases_docs_once_and_answers_cite_them(tmp_path,
 def test_without_the_index_the_assistant_starts_and_answers_from_the_rest(tmp_path, embedder):
     with FakeIndex() as index:
         dead = index.url
-    settings = make_settings(
-        tmp_path / "index", vllm_releases=[VERSION], package_index_url=dead, wheel_cache_dir=tmp_path / "w"
-    )
+    settings = _settings(tmp_path, dead)
     assistant = Assistant(settings, embedder=embedder)
     assistant.ensure_index()
     report = assistant.ensure_release_docs()
@@ -121,9 +124,7 @@ def test_the_server_start_indexes_the_releases_docs_before_ready_or_serves_witho
     with FakeIndex() as index:
         index.add(SDIST, _blob())
         url = index.url
-        settings = make_settings(
-            tmp_path / "index", vllm_releases=[VERSION], package_index_url=url, wheel_cache_dir=tmp_path / "w"
-        )
+        settings = _settings(tmp_path, url)
         assistant = Assistant(settings, embedder=embedder)
         assistant.sync([str(build_wheel(tmp_path, VERSION))])  # the release's code is already indexed
         if not reachable:
@@ -145,9 +146,7 @@ def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_th
 
     with FakeIndex() as index:
         index.add(SDIST, _blob())
-        settings = make_settings(
-            tmp_path / "index", vllm_releases=[VERSION], package_index_url=index.url, wheel_cache_dir=tmp_path / "w"
-        )
+        settings = _settings(tmp_path, index.url)
         assistant = Assistant(settings, embedder=embedder)
         assistant.sync([str(build_wheel(tmp_path, VERSION))])
         ready = Readiness()
