@@ -42,11 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_releases(args: argparse.Namespace) -> int:
     from assistant.cli import settings_from
     from assistant.release.diff import diff_releases
+    from assistant.release.fetch import release_version
     from assistant.release.store import ReleaseStore
 
     store = ReleaseStore(settings_from(args).index_dir)
     if args.diff:
-        old, new = (v.removeprefix("vllm==").lstrip("v") for v in args.diff)
+        old, new = (release_version(v) for v in args.diff)
         for v in (old, new):
             if not store.has(v):
                 raise AssistantError(f"vLLM {v} is not indexed; indexed: {', '.join(store.versions()) or 'none'}")

@@ -21,6 +21,7 @@ from assistant.index.store import ChromaStore
 from assistant.ingest.markdown_docs import adjacent_part_ids
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
 from assistant.models import Answer, Chunk, Hit, Query, Turn
+from assistant.release.fetch import release_version
 from assistant.release.knowledge import Findings, ReleaseKnowledge
 from assistant.release.models import SyncReport
 from assistant.release.store import ReleaseStore
@@ -157,7 +158,7 @@ class Assistant:
     def ensure_releases(self, progress: Progress = lambda _m: None) -> list[SyncReport]:
         """Sync the releases `vllm_releases` lists that the index lacks (the first run downloads them)."""
         store = ReleaseStore(self.settings.index_dir)
-        missing = [v for v in self.settings.vllm_releases if not store.has(v.removeprefix("vllm==").lstrip("v"))]
+        missing = [v for v in self.settings.vllm_releases if not store.has(release_version(v))]
         return self.sync(missing, progress) if missing else []
 
     def ensure_release_docs(self, progress: Progress = lambda _m: None) -> SyncRunReport | None:

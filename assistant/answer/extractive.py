@@ -32,6 +32,7 @@ from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
 from assistant.release.knowledge import Findings
+from assistant.retrieval.versions import same_minor
 from assistant.text.injection import find_instructions
 from assistant.text.setup import UserSetup, extract_setup
 
@@ -137,13 +138,9 @@ def _doc_body(
             groups.append((numbers[owner.id], [blocks[i]]))
     body = "\n\n".join(_cite("\n\n".join(group), k) for k, group in groups)
     lines = [f"**{label}: {hit.chunk.title}** [{n}]", "", body]
-    if version and yours and _minor(yours) != _minor(version):
+    if version and yours and not same_minor(yours, version):
         lines += ["", LABELS[lang]["other_release_docs"].format(version=version, yours=yours)]
     return lines
-
-
-def _minor(version: str) -> tuple[str, ...]:
-    return tuple(version.lower().lstrip("v").split(".")[:2])
 
 
 def _qa_body(hit: Hit, lang: Lang, n: int) -> list[str]:

@@ -56,6 +56,11 @@ def normalize_version(version: str) -> str:
     return version.strip().lstrip("v").split("+", 1)[0]
 
 
+def release_version(release: str) -> str:
+    """The version a listed release names: `vllm==0.33.0`, `v0.33.0` and `0.33.0` are all `0.33.0`."""
+    return normalize_version(release.strip().removeprefix("vllm=="))
+
+
 def download_wheel(version: str, cache_dir: Path, progress: Progress, timeout: float = 900) -> Path:
     """The wheel of `vllm==version`, from the cache or downloaded with `pip download --no-deps` into it."""
     target = cache_dir / version

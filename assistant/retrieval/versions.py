@@ -16,6 +16,12 @@ def _key(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split(".") if p.isdigit())
 
 
+def same_minor(a: str, b: str) -> bool:
+    """Whether two versions share major.minor (0.31.2 and v0.31.0 do; a name such as "nightly" shares none)."""
+    ka, kb = _key(a.lower().lstrip("v")), _key(b.lower().lstrip("v"))
+    return len(ka) >= 2 and len(kb) >= 2 and ka[:2] == kb[:2]
+
+
 def docs_versions(chunks: Iterable[Chunk]) -> frozenset[str]:
     return frozenset(c.data["version"] for c in chunks if c.kind == "doc" and c.data.get("version"))
 
@@ -29,9 +35,9 @@ def wanted_version(asked: Iterable[str], available: frozenset[str]) -> str | Non
         v = raw.lower().lstrip("v")
         if v in available:
             return v
-        same_minor = sorted((a for a in available if _key(a)[:2] == _key(v)[:2]), key=_key)
-        if same_minor and len(_key(v)) >= 2:
-            return same_minor[-1]
+        near = sorted((a for a in available if same_minor(a, v)), key=_key)
+        if near:
+            return near[-1]
     return max(available, key=_key)
 
 

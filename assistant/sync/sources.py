@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from assistant.errors import ConfigError
+from assistant.release.fetch import release_version
 from assistant.settings import REPO_ROOT
 from assistant.text.vocab import RELEASE_TAG
 
@@ -67,7 +68,7 @@ class DocsSource(_Source):
 def release_docs_source(release: str) -> DocsSource | None:
     """The docs of a vLLM release (`0.33.0` or `vllm==0.33.0`) from its source distribution on the package index;
     None for a release named by a wheel file or a source tree (their docs are not on the index)."""
-    version = release.strip().removeprefix("vllm==").lstrip("v")
+    version = release_version(release)
     if not re.fullmatch(RELEASE_TAG, version):
         return None
     return DocsSource(name=f"vllm-docs-{version}", kind="docs", ref=f"v{version}", package_index=True)

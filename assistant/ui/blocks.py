@@ -9,6 +9,7 @@ import gradio as gr
 
 from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import Asked, TrackedAssistant
+from assistant.release.fetch import release_version
 from assistant.ui.render import entry_facts_md, history_turns, message_md, sources_md, status_md
 
 log = logging.getLogger("assistant.ui")
@@ -27,7 +28,7 @@ AUTO_VERSION = "as the question states"
 def release_choices(tracked: TrackedAssistant) -> list[str]:
     """The releases the selector offers: those indexed, and those start-up is about to index."""
     settings = tracked.assistant.settings
-    listed = [v.removeprefix("vllm==").lstrip("v") for v in settings.vllm_releases]
+    listed = [release_version(v) for v in settings.vllm_releases]
     return list(dict.fromkeys([*tracked.assistant.releases.versions, *listed]))
 
 

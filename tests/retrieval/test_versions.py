@@ -25,3 +25,10 @@ def test_other_versions_docs_are_dropped_and_everything_else_kept():
     entry = Chunk("e", "entry", "t", "s", "o", "d", "l", data={"version": "0.30.0"})
     assert keeps(entry, "0.31.0") and keeps(_doc("0.30.0"), None)
     assert docs_versions([_doc("0.31.0"), _doc(None), entry]) == {"0.31.0"}
+
+
+def test_same_minor():
+    from assistant.retrieval.versions import same_minor
+
+    assert same_minor("0.31.2", "v0.31.0") and same_minor("0.31", "0.31.1")
+    assert not same_minor("0.30.0", "0.31.0") and not same_minor("nightly", "0.31.0") and not same_minor("1", "1.0")

@@ -119,16 +119,23 @@ def test_without_the_index_the_assistant_starts_and_answers_from_the_rest(tmp_pa
     assert not answer.abstained and answer.citations[0].source.endswith("deepgemm-fp8-home-path-empty.yaml")
 
 
+def _with_release(tmp_path, embedder, index_url: str) -> Assistant:
+    """An assistant whose release's code is already indexed, so that a start-up only has the docs left to sync."""
+    assistant = Assistant(_settings(tmp_path, index_url), embedder=embedder)
+    assistant.sync([str(build_wheel(tmp_path, VERSION))])
+    return assistant
+
+
 @pytest.mark.parametrize("reachable", [True, False], ids=["index-up", "index-down"])
 def test_the_server_start_indexes_the_releases_docs_before_ready_or_serves_without_them(tmp_path, embedder, reachable):
     with FakeIndex() as index:
         index.add(SDIST, _blob())
-        url = index.url
-        settings = _settings(tmp_path, url)
-        assistant = Assistant(settings, embedder=embedder)
-        assistant.sync([str(build_wheel(tmp_path, VERSION))])  # the release's code is already indexed
-        if not reachable:
-            index.__exit__(None, None, None)
+        if reachable:
+            assistant = _with_release(tmp_path, embedder, index.url)
+            ready = Readiness()
+            ready.prepare(assistant)
+    if not reachable:  # the index's server has stopped: its address answers nothing
+        assistant = _with_release(tmp_path, embedder, index.url)
         ready = Readiness()
         ready.prepare(assistant)
     assert ready.state == "ready", ready.detail
@@ -146,9 +153,8 @@ def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_th
 
     with FakeIndex() as index:
         index.add(SDIST, _blob())
-        settings = _settings(tmp_path, index.url)
-        assistant = Assistant(settings, embedder=embedder)
-        assistant.sync([str(build_wheel(tmp_path, VERSION))])
+        assistant = _with_release(tmp_path, embedder, index.url)
+        settings = assistant.settings
         ready = Readiness()
         with exclusive(settings.index_dir / f"sync-{settings.collection}.lock"):  # e.g. `python -m assistant sync`
             ready.prepare(assistant)
