@@ -208,8 +208,8 @@ class Assistant:
     @staticmethod
     def setup(question: str, history: list[Turn] | None = None) -> UserSetup:
         """The user's setup over the whole conversation: a follow-up's "an A100" completes the first turn."""
-        earlier = [t.content for t in history or [] if t.role == "user" and t.content.strip()]
-        return conversation_setup(question, earlier)
+        earlier = [clean_text(t.content) for t in history or [] if t.role == "user" and t.content.strip()]
+        return conversation_setup(clean_text(question), earlier)  # what it quotes back must be valid Unicode
 
     def _scorer(self, query: Query) -> BlockScorer:
         """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from assistant.errors import InputError
@@ -39,6 +39,7 @@ pastes = st.lists(st.one_of(st.sampled_from(FRAGMENTS), anything), max_size=8).m
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(anything, pastes))
+@example("RUNTIMEError:_PATH/CU000000000M\ud800")  # an error line quoted back as "you have ..." once kept the surrogate
 def test_any_text_is_answered_or_rejected_as_input(corpus_assistant, text: str) -> None:
     try:
         answer = corpus_assistant.ask(text)
