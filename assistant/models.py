@@ -93,6 +93,7 @@ class Query:
     lexical_tokens: tuple[str, ...]
     focus_tokens: tuple[str, ...] = ()  # tokens of the salient part only: what evidence is measured on
     english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
+    platforms: frozenset[str] = frozenset()  # the hardware platforms the user names (empty: the default, CUDA)
 
 
 @dataclass(frozen=True)

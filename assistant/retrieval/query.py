@@ -8,6 +8,7 @@ from assistant.models import Query, Signals, Turn
 from assistant.text.glossary import english_view, translate_terms
 from assistant.text.gpus import gpu_terms
 from assistant.text.lang import detect_lang
+from assistant.text.platforms import user_platforms
 from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome
 from assistant.text.tokenize import tokenize
@@ -68,6 +69,7 @@ def analyze(text: str) -> Query:
         lexical_tokens=tuple(tokens),
         focus_tokens=tuple(focus_tokens),
         english_tokens=tuple(_problem_tokens(tokenize(dense_text), signals)) if lang == "zh" else (),
+        platforms=user_platforms(text, signals.gpus),
     )
 
 

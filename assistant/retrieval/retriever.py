@@ -9,11 +9,12 @@ import time
 from assistant.index.embedder import Embedder
 from assistant.index.lexical import LexicalIndex
 from assistant.index.store import ChromaStore
-from assistant.models import Hit, Query
+from assistant.models import Chunk, Hit, Query
 from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.fusion import ranked, relative_score_fusion
 from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
+from assistant.text.platforms import section_platform, verdict
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class Retriever:
         views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]
         # A question of stopwords only ("how?") has no view: nothing it says is known or covered.
         known = max((known_share(v, lexical.idf, lambda t: t in lexical.df) for v in views), default=0.0)
-        hits = []
+        hits, elsewhere = [], []
         version = wanted_version(query.signals.versions, self._docs_versions(lexical))
         for cid in ranked(fused):
             chunk = lexical.by_id.get(cid)
@@ -101,22 +102,32 @@ class Retriever:
                 continue
             if not keeps(chunk, version):  # another release's copy of the docs
                 continue
+            platform = verdict(_platform(chunk), query.platforms)
+            if platform == "contradicts":  # written for another platform than the one the user runs
+                continue
             terms = lexical.terms(cid)
             cover = max((coverage(v, terms, lexical.idf) for v in views), default=0.0)
             c = cos.get(cid, 0.0)
             agree = cid in top3
-            hits.append(
-                Hit(
-                    chunk=chunk,
-                    score=fused[cid],
-                    confidence=evidence(c, cover, known, agree),
-                    dense=c,
-                    lexical=bm25.get(cid, 0.0),
-                    coverage=cover,
-                    known=known,
-                    agree=agree,
-                )
+            hit = Hit(
+                chunk=chunk,
+                score=fused[cid],
+                confidence=evidence(c, cover, known, agree),
+                dense=c,
+                lexical=bm25.get(cid, 0.0),
+                coverage=cover,
+                known=known,
+                agree=agree,
             )
+            # A section for another platform than the default, to a user who named none: after all that applies.
+            (elsewhere if platform == "unknown" else hits).append(hit)
             if len(hits) == k:
                 break
-        return hits
+        return (hits + elsewhere)[:k]
+
+
+def _platform(chunk: Chunk) -> str | None:
+    """The platform a docs section is written for (None: any, and for every other kind of chunk)."""
+    if chunk.kind != "doc":
+        return None
+    return section_platform(chunk.origin, chunk.data.get("heading_path", ()))
