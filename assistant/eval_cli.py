@@ -21,6 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the table rows as JSON instead of Markdown")
     p.add_argument("--index-dir", type=Path, help="the eval's own index folder (default: .index/eval)")
     p.add_argument("--docs-dir", type=Path, help="vLLM docs ingested beside the corpus (default: ../shared/vllm-docs)")
+    p.add_argument(
+        "--docs-release",
+        metavar="VERSION",
+        help="instead of --docs-dir, the docs `make run` answers from: vLLM VERSION's own, from its source"
+        " distribution on the package index (index: .index/eval-VERSION); the negatives they answer are left out",
+    )
     p.add_argument("--backend", choices=["extractive", "openai"], help="answer backend of the full pipeline")
     p.add_argument(
         "--sets-dir",
@@ -65,18 +71,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.sets_dir is not None and args.write:
         raise ConfigError("--write records the project's own sets in eval/; it cannot be combined with --sets-dir")
-    settings = eval_settings(Settings().with_overrides(answer_backend=args.backend), args.index_dir)
+    if args.docs_release and (args.docs_dir or args.write):
+        raise ConfigError("--docs-release names the docs to index: it cannot be combined with --docs-dir or --write")
+    index_dir = args.index_dir
+    if args.docs_release and index_dir is None:  # not the gate's index: its docs would be mixed with the release's
+        index_dir = REPO_ROOT / ".index" / f"eval-{args.docs_release}"
+    settings = eval_settings(Settings().with_overrides(answer_backend=args.backend), index_dir)
     sets = chosen_sets(args.set_name, args.sets_dir)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     progress = lambda m: print(m, file=sys.stderr, flush=True)
+    docs_dir = args.docs_dir or DEFAULT_DOCS_DIR
+    if args.docs_release:
+        from assistant.eval.release_docs import release_docs_dir
+
+        docs_dir = release_docs_dir(args.docs_release, settings, progress)
     run = run_eval(
         settings,
         sets,
         systems,
-        docs_dir=args.docs_dir or DEFAULT_DOCS_DIR,
+        docs_dir=docs_dir,
         sets_dir=args.sets_dir,
         progress=progress,
         split=args.split,
+        docs_release=args.docs_release,
     )
     if args.json:
         print(json.dumps({"meta": run.meta, "rows": [r.to_dict() for r in run.rows]}, indent=2))

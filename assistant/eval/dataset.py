@@ -14,7 +14,10 @@ Six sets, one shape each:
   `relevant` (another source that does answer the question; without it the right behaviour is to abstain).
 
 Optional on any line: `pair` (the id of the same question in the other language, in any loaded set), `note`
-(why the item is labelled as it is, for a reader).
+(why the item is labelled as it is, for a reader). Optional on a negative: `answered_in`, the vLLM releases whose own
+docs do answer it though the gate's docs do not, each with the answering section and a sentence quoted from it
+(`{"0.33.0": {"section": "features/lora.md#Serving LoRA Adapters", "quote": "..."}}`); an eval on that release's
+docs (`--docs-release`) leaves it out.
 """
 
 from __future__ import annotations
@@ -55,6 +58,15 @@ class DatasetError(AssistantError):
 
 
 @dataclass(frozen=True)
+class Answered:
+    """Where a release's docs answer a question the gate's docs do not: a section and a sentence quoted from it."""
+
+    release: str
+    section: str  # "<page path under docs/>#<heading>"
+    quote: str
+
+
+@dataclass(frozen=True)
 class Item:
     id: str
     set: str
@@ -69,10 +81,15 @@ class Item:
     contradiction: str | None = None
     pair: str | None = None
     note: str = ""
+    answered_in: tuple[Answered, ...] = ()
 
     @property
     def answerable(self) -> bool:
         return self.expect == "answer"
+
+    def answered_by(self, release: str) -> bool:
+        """Whether vLLM `release`'s own docs answer this negative (see `answered_in`)."""
+        return any(a.release == release for a in self.answered_in)
 
 
 def _strings(row: dict, field: str, where: str, required: bool) -> tuple[str, ...]:
@@ -116,6 +133,8 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
             raise DatasetError(f"{where}: a {set_name} item needs 'pair', the id of its twin in the {_PAIRED_SETS[set_name]} set")
         if lang != "zh":
             raise DatasetError(f"{where}: the {set_name} set holds Chinese items (lang 'zh'), got {lang!r}")
+    if "answered_in" in row and expect != "abstain":
+        raise DatasetError(f"{where}: 'answered_in' is only for negatives (expect abstain)")
     if "contradiction" in row and expect != "not_fix":
         raise DatasetError(f"{where}: 'contradiction' is only for not_fix (near_miss) items")
     item = Item(
@@ -138,7 +157,23 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
             **{**item.__dict__, "near": row["near"], "forbidden_facts": forbidden, "contradiction": contradiction,
                "relevant": relevant}
         )
-    return item
+    return Item(**{**item.__dict__, "answered_in": _answered_in(row, where)})
+
+
+def _answered_in(row: dict, where: str) -> tuple[Answered, ...]:
+    value = row.get("answered_in")
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not value:
+        raise DatasetError(f"{where}: 'answered_in' must be an object of release -> {{section, quote}}")
+    out = []
+    for release, where_answered in value.items():
+        if not isinstance(where_answered, dict) or not all(
+            isinstance(where_answered.get(k), str) and where_answered[k].strip() for k in ("section", "quote")
+        ):
+            raise DatasetError(f"{where}: answered_in[{release!r}] needs a non-empty 'section' and 'quote'")
+        out.append(Answered(release, where_answered["section"], where_answered["quote"]))
+    return tuple(out)
 
 
 def load_set(name: str, sets_dir: Path = DEFAULT_SETS_DIR) -> list[Item]:

@@ -254,11 +254,13 @@ def run_eval(
     progress: Progress = lambda _m: None,
     assistant: Assistant | None = None,
     split: Split = "all",
+    docs_release: str | None = None,
 ) -> EvalRun:
     """Build/update the eval index, run every system over the chosen sets, and score them.
 
     `split`: every query, only the held-out ones (the CI gate's: never used to fit the evidence model), or
-    only those the fit uses (`assistant/eval/split.py`).
+    only those the fit uses (`assistant/eval/split.py`). `docs_release`: the vLLM release whose own docs
+    `docs_dir` holds; the negatives those docs answer (`answered_in`) are left out.
     """
     import platform
 
@@ -273,6 +275,10 @@ def run_eval(
         for item in sets[name]
         if split == "all" or is_held_out(item) == (split == "held_out")
     ]
+    if docs_release:
+        answered = [item.id for item in items if item.answered_by(docs_release)]
+        items = [item for item in items if not item.answered_by(docs_release)]
+        progress(f"left out {len(answered)} negatives vLLM {docs_release}'s docs answer: {', '.join(answered)}")
     if assistant is None:
         if not docs_dir.is_dir():
             from assistant.errors import ConfigError

@@ -189,11 +189,23 @@ def test_optional_fields_load(tmp_path):
     n1 = sets["near_miss"][0]
     assert (n1.contradiction, n1.relevant, n1.note, n1.pair) == ("hardware", ("docs/a.md#b",), "V100 is SM70", "n2")
     assert not n1.answerable
+    answered = {"0.33.0": {"section": "features/lora.md#Serving LoRA Adapters", "quote": "--lora-modules"}}
+    _write(tmp_path, "negatives", [{"id": "g1", "query": "q", "expect": "abstain", "answered_in": answered}])
+    g1 = load_set("negatives", tmp_path)[0]
+    assert g1.answered_by("0.33.0") and not g1.answered_by("0.32.0")
+    assert g1.answered_in[0].section == "features/lora.md#Serving LoRA Adapters"
+
+
+_ANSWERED = {"0.33.0": {"section": "features/lora.md#Serving LoRA Adapters", "quote": "--lora-modules"}}
 
 
 @pytest.mark.parametrize(
     "name, row, message",
     [
+        ("docs", {**_EN, "answered_in": _ANSWERED}, "'answered_in' is only for negatives"),
+        ("negatives", {"id": "g1", "query": "q", "expect": "abstain", "answered_in": ["0.33.0"]}, "release -> "),
+        ("negatives", {"id": "g1", "query": "q", "expect": "abstain", "answered_in": {"0.33.0": {"section": "a.md"}}},
+         "needs a non-empty 'section' and 'quote'"),
         ("near_miss", {**_NEAR, "contradiction": "gpu"}, "contradiction 'gpu' is not one of: hardware, version_fixed"),
         ("negatives", {"id": "g1", "query": "q", "expect": "abstain", "contradiction": "hardware"}, "only for not_fix"),
         ("docs_zh", {k: v for k, v in _ZH.items() if k != "pair"}, "needs 'pair'"),

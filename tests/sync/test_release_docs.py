@@ -4,9 +4,12 @@ model, cited at the release's docs URL; failures are clear errors and leave the 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from assistant.api.readiness import Readiness
+from assistant.cli import main
 from assistant.errors import ConfigError, ReleaseError
 from assistant.release.sdist import download_sdist
 from assistant.service import Assistant
@@ -160,3 +163,31 @@ def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_th
             ready.prepare(assistant)
         assert ready.state == "ready" and ready.chunks == 5, ready.detail
         assert not any(r.startswith("/files/") for r in index.requests)
+
+
+def test_the_eval_scores_the_docs_make_run_answers_from_leaving_out_the_negatives_they_answer(
+    tmp_path, monkeypatch, capsys
+):
+    sets = tmp_path / "sets"
+    sets.mkdir()
+    rows = [
+        {"id": "n-1", "query": "How do I make a sourdough bread starter?", "lang": "en", "kind": "general",
+         "expect": "abstain"},
+        {"id": "n-2", "query": HANG, "lang": "en", "kind": "uncovered_vllm", "expect": "abstain",
+         "answered_in": {VERSION: {"section": "usage/troubleshooting.md#Hangs", "quote": "VLLM_LOGGING_LEVEL=DEBUG"}}},
+    ]  # fmt: skip
+    (sets / "negatives.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with FakeIndex() as index:
+        index.add(SDIST, _blob())
+        monkeypatch.setenv("ASSISTANT_PACKAGE_INDEX_URL", index.url)
+        monkeypatch.setenv("ASSISTANT_WHEEL_CACHE_DIR", str(tmp_path / "w"))
+        argv = ["eval", "--sets-dir", str(sets), "--systems", "bm25", "--json", "--index-dir", str(tmp_path / "i")]
+        assert main([*argv, "--docs-release", VERSION]) == 0
+    out = capsys.readouterr()
+    row = next(r for r in json.loads(out.out)["rows"] if r["set"] == "negatives")
+    assert row["n"] == 1  # n-2 is answered by this release's docs: not a negative here
+    assert f"left out 1 negatives vLLM {VERSION}'s docs answer: n-2" in out.err
+    pages = tmp_path / "w" / VERSION / "docs-tree" / "docs"
+    assert (pages / "usage" / "troubleshooting.md").is_file()  # the sdist's docs/, where the eval reads them
+    assert main([*argv, "--docs-release", VERSION, "--docs-dir", str(pages)]) == 2
+    assert "cannot be combined with --docs-dir" in capsys.readouterr().err
