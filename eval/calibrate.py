@@ -31,19 +31,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.eval.calibration import Sample, gives_fix, report
 from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
+from assistant.eval.release_docs import release_docs_dir
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
 from assistant.eval.split import FOLDS, is_held_out
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
 
 
-def collect(assistant: Assistant, sets_dir: Path) -> list[Sample]:
+def collect(assistant: Assistant, sets_dir: Path, docs_release: str | None = None) -> list[Sample]:
     sets = load_sets("all", sets_dir)
     out = []
     for name, items in sets.items():
         if name not in ANSWERABLE and name != "negatives":
             continue
         for item in items:
+            if docs_release and item.answered_by(docs_release):  # not a negative on that release's docs
+                continue
             _, hits = assistant.retrieve(item.query)
             fixes = tuple(gives_fix(h.chunk, item) for h in hits) if name in ANSWERABLE else ()
             out.append(Sample(item, name in ANSWERABLE, tuple(h.features for h in hits), fixes))
@@ -54,15 +57,28 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--index-dir", type=Path, help="the eval index (default .index/eval)")
     p.add_argument("--docs-dir", type=Path, default=DEFAULT_DOCS_DIR)
+    p.add_argument(
+        "--docs-release",
+        metavar="VERSION",
+        help="fit on vLLM VERSION's own docs (what `make run` answers from) instead of --docs-dir; index"
+        " .index/eval-VERSION; the negatives they answer are left out (not with --write)",
+    )
     p.add_argument("--sets-dir", type=Path, default=DEFAULT_SETS_DIR)
     p.add_argument("--folds", type=int, default=FOLDS)
     p.add_argument("--write", action="store_true", help="also write eval/calibration.md")
     args = p.parse_args(argv)
 
-    settings = eval_settings(Settings(answer_backend="extractive"), args.index_dir)
+    say = lambda m: print(m, file=sys.stderr)
+    if args.docs_release and args.write:
+        p.error("--write records the gate's calibration: it cannot be combined with --docs-release")
+    index_dir = args.index_dir
+    if args.docs_release and index_dir is None:
+        index_dir = REPO_ROOT / ".index" / f"eval-{args.docs_release}"
+    settings = eval_settings(Settings(answer_backend="extractive"), index_dir)
+    docs_dir = release_docs_dir(args.docs_release, settings, say) if args.docs_release else args.docs_dir
     assistant = Assistant(settings)
-    build_index(assistant, args.docs_dir, progress=lambda m: print(m, file=sys.stderr))
-    samples = collect(assistant, args.sets_dir)
+    build_index(assistant, docs_dir, progress=say)
+    samples = collect(assistant, args.sets_dir, args.docs_release)
     fitting = [s for s in samples if not is_held_out(s.item)]
     held = [s for s in samples if is_held_out(s.item)]
     lines = report(fitting, held, args.folds).lines

@@ -45,7 +45,10 @@ def eval_settings(settings: Settings, index_dir: Path | None = None) -> Settings
 
 def build_index(assistant: Assistant, docs_dir: Path, progress: Progress = lambda _m: None) -> None:
     """Curated corpus + the vLLM docs, ingested incrementally (unchanged chunks cost nothing)."""
-    report = assistant.ingest([assistant.settings.corpus_dir, docs_dir], progress=lambda _m: None)
+    # What is embedded is progress worth showing (a release's docs take minutes); skipped files are in the summary.
+    report = assistant.ingest(
+        [assistant.settings.corpus_dir, docs_dir], progress=lambda m: None if m.startswith("skipped") else progress(m)
+    )
     progress(f"eval index: {report.summary()}")
     assistant.warm_up()
 

@@ -30,11 +30,17 @@ def read_text(path: Path) -> str:
 
 
 def citable_path(path: Path, root: Path) -> str:
-    """Repo-relative inside this repository; relative to the ingested folder otherwise (its own repo layout)."""
+    """Repo-relative inside this repository; relative to the ingested folder otherwise (its own repo layout).
+
+    A hidden folder of the repository (`.data/`: downloads, `.index/`) holds no file of the project: what is
+    ingested from there is cited like any outside folder."""
     path = path.resolve()
     for base in (REPO_ROOT, root.resolve() if root.is_dir() else root.resolve().parent):
         try:
-            return path.relative_to(base).as_posix()
+            rel = path.relative_to(base)
         except ValueError:
             continue
+        if base == REPO_ROOT and rel.parts[0].startswith("."):
+            continue
+        return rel.as_posix()
     return path.name
