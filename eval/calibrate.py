@@ -34,6 +34,7 @@ from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
 from assistant.eval.release_docs import release_docs_dir
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
 from assistant.eval.split import FOLDS, is_held_out
+from assistant.retrieval.evidence import BIAS, WEIGHTS
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
 
@@ -65,12 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--sets-dir", type=Path, default=DEFAULT_SETS_DIR)
     p.add_argument("--folds", type=int, default=FOLDS)
+    p.add_argument(
+        "--bars-only",
+        action="store_true",
+        help="keep the evidence model of evidence.py and only choose its bars on this corpus (what they would be on"
+        " another corpus than the gate's, e.g. with --docs-release)",
+    )
     p.add_argument("--write", action="store_true", help="also write eval/calibration.md")
     args = p.parse_args(argv)
 
     say = lambda m: print(m, file=sys.stderr)
-    if args.docs_release and args.write:
-        p.error("--write records the gate's calibration: it cannot be combined with --docs-release")
+    if (args.docs_release or args.bars_only) and args.write:
+        p.error("--write records the gate's calibration: it cannot be combined with --docs-release or --bars-only")
     index_dir = args.index_dir
     if args.docs_release and index_dir is None:
         index_dir = REPO_ROOT / ".index" / f"eval-{args.docs_release}"
@@ -81,8 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     samples = collect(assistant, args.sets_dir, args.docs_release)
     fitting = [s for s in samples if not is_held_out(s.item)]
     held = [s for s in samples if is_held_out(s.item)]
-    lines = report(fitting, held, args.folds).lines
+    model = (list(WEIGHTS), BIAS) if args.bars_only else None
+    lines = report(fitting, held, args.folds, model).lines
     print("\n".join(lines))
+    if args.bars_only:
+        print(f"Index: {assistant.retriever.lexical.n_docs} chunks (the size these bars are for)")
     if args.write:
         used = ", ".join(f"`{s.item.id}`" for s in sorted(fitting, key=lambda s: s.item.id))
         kept = ", ".join(f"`{s.item.id}`" for s in sorted(held, key=lambda s: s.item.id))

@@ -173,29 +173,37 @@ class Calibration:
     lines: list[str]
 
 
-def report(fitting: list[Sample], held: list[Sample], folds: int) -> Calibration:
-    oof = out_of_fold(fitting, folds)
+def report(
+    fitting: list[Sample], held: list[Sample], folds: int, model: tuple[list[float], float] | None = None
+) -> Calibration:
+    """Fit the evidence model (k-fold) and its bars; with `model` (weights, bias), keep that model and only choose
+    the bars, on the fitting side's probabilities under it (the bars of another corpus for the same model)."""
+    if model is None:
+        probs = out_of_fold(fitting, folds)
+        split = f"out-of-fold ({folds}-fold, fitting side)"
+        how = f"{folds}-fold out-of-fold probabilities"
+    else:
+        probs = {s.item.id: hit_probs(*model, s) for s in fitting}
+        split = "fitting side"
+        how = "the fitting side's probabilities under the model in evidence.py"
     asked = [s for s in fitting if not is_paste(s.item.query)]
     pasted = [s for s in fitting if is_paste(s.item.query)]
-    questions = choose_threshold(oof, asked or fitting)
-    pastes = choose_paste_threshold(oof, pasted) if pasted else questions  # no pastes to learn from: one bar
-    weights, bias = fit(fitting)
+    questions = choose_threshold(probs, asked or fitting)
+    pastes = choose_paste_threshold(probs, pasted) if pasted else questions  # no pastes to learn from: one bar
+    weights, bias = fit(fitting) if model is None else model
     final = {s.item.id: hit_probs(weights, bias, s) for s in held}
     bars = (questions.threshold, pastes.threshold)
     w = ", ".join(f"{x:.2f}" for x in weights)
     rows = []
-    for split, probs, samples in (
-        (f"out-of-fold ({folds}-fold, fitting side)", oof, fitting),
-        ("held out", final, held),
-    ):
+    for name, probs_of, samples in ((split, probs, fitting), ("held out", final, held)):
         for part, subset in (
             ("questions", [s for s in samples if not is_paste(s.item.query)]),
             ("pastes", [s for s in samples if is_paste(s.item.query)]),
             ("all", samples),
         ):
-            r = rates(probs, subset, *bars)
+            r = rates(probs_of, subset, *bars)
             rows.append(
-                f"| {split} | {part} | {r.n_pos} + {r.n_neg} | {r.abstain_recall:.3f} | {r.false_abstention:.3f} "
+                f"| {name} | {part} | {r.n_pos} + {r.n_neg} | {r.abstain_recall:.3f} | {r.false_abstention:.3f} "
                 f"| {r.wrong_answer:.3f} |"
             )
     n_pos = sum(s.answerable for s in fitting)
@@ -205,9 +213,13 @@ def report(fitting: list[Sample], held: list[Sample], folds: int) -> Calibration
             f"{sum(s.answerable for s in held)} answerable + {sum(not s.answerable for s in held)} negatives "
             "(never fitted on)."
         ),
-        f"Evidence model (fitted on the whole fitting side): WEIGHTS = ({w})  BIAS = {bias:.2f}",
         (
-            f"Thresholds (chosen on {folds}-fold out-of-fold probabilities): min_confidence = {questions.threshold:.3f} "
+            f"Evidence model (fitted on the whole fitting side): WEIGHTS = ({w})  BIAS = {bias:.2f}"
+            if model is None
+            else f"Evidence model kept (evidence.py): WEIGHTS = ({w})  BIAS = {bias:.2f}"
+        ),
+        (
+            f"Thresholds (chosen on {how}): min_confidence = {questions.threshold:.3f} "
             f"(questions: best abstention recall with false abstentions ≤ {MAX_FALSE_ABSTENTION}); "
             f"min_confidence_paste = {pastes.threshold:.3f} (messages over {PASTE_CHARS} characters: least expected cost, "
             f"a wrong answer 1, an abstention on an answerable paste {ABSTAIN_COST})"

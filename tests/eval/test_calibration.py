@@ -1,6 +1,9 @@
 """Cross-validated calibration: out-of-fold probabilities, a question bar within the false-abstention budget, a paste bar."""
 
+import math
 import random
+
+import pytest
 
 from assistant.eval.calibration import (
     Sample,
@@ -68,6 +71,17 @@ def test_the_report_names_the_model_both_bars_and_both_splits():
     text = "\n".join(cal.lines)
     assert "WEIGHTS" in text and "out-of-fold" in text and "held out" in text and "min_confidence_paste" in text
     assert len(cal.weights) == 4 and 0 < cal.threshold < 1 and 0 < cal.paste_threshold < 1
+
+
+def test_with_a_model_kept_the_report_chooses_only_the_bars():
+    samples = _samples()
+    model = ([1.0, 1.0, 1.0, 0.5], -2.0)
+    cal = report(samples[:90], samples[90:], folds=5, model=model)
+    text = "\n".join(cal.lines)
+    assert (cal.weights, cal.bias) == model  # not refitted
+    assert "Evidence model kept" in text and "out-of-fold" not in text and "| fitting side |" in text
+    probs = {s.item.id: tuple(1 / (1 + math.exp(2.0 - sum(h[:3]) - 0.5 * h[3])) for h in s.hits) for s in samples[:90]}
+    assert cal.threshold == pytest.approx(choose_threshold(probs, samples[:90]).threshold)  # these probabilities' bar
 
 
 def test_a_paste_is_held_to_its_own_bar_chosen_for_least_cost():
