@@ -281,7 +281,8 @@ def run_eval(
     if docs_release:
         answered = [item.id for item in items if item.answered_by(docs_release)]
         items = [item for item in items if not item.answered_by(docs_release)]
-        progress(f"left out {len(answered)} negatives vLLM {docs_release}'s docs answer: {', '.join(answered)}")
+        if answered:
+            progress(f"left out {len(answered)} negatives vLLM {docs_release}'s docs answer: {', '.join(answered)}")
     if assistant is None:
         if not docs_dir.is_dir():
             from assistant.errors import ConfigError

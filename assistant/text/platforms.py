@@ -55,7 +55,8 @@ _USER = [
         (r"\brocm\b|\bhip\b|\bhipError|\bgfx9\d\d\b|\bMI[23]\d\d[XA]?\b|\bInstinct\b|\bRadeon\b|\bAMD GPU", "rocm"),
         (r"\bxpu\b|\bIntel (?:Arc|GPU|Data Center GPU)\b|\bArc A7\d0\b", "xpu"),
         (r"\btpu\b|\blibtpu\b", "tpu"),
-        (r"\bapple silicon\b|\bmac(?: ?os|book)?\b|\bM[1-4] (?:Max|Pro|Ultra)\b|\bmps\b|苹果", "apple"),
+        # Not "MPS": NVIDIA has one too (the Multi-Process Service).
+        (r"\bapple silicon\b|\bmac(?: ?os|book)?\b|\bM[1-4] (?:Max|Pro|Ultra)\b|苹果", "apple"),
         (
             (
                 r"\bcpu[- ]only\b|\b(?:run|running|runs|serve|serving|install|installing|deploy) (?:vllm )?on (?:a |the )?cpu\b"

@@ -48,6 +48,7 @@ def test_a_section_platform_comes_from_its_page_and_headings(page, headings, pla
         ("pip install fails with libtpu.so: cannot open shared object", (), {"tpu"}),
         ("纯 CPU 的机器上能跑 vllm 吗", (), {"cpu"}),
         ("the API server uses 100% of one CPU core on our H100 box", ("H100",), {"cuda"}),
+        ("vllm behind the CUDA MPS daemon", (), {"cuda"}),  # NVIDIA's Multi-Process Service, not Apple's
     ],
 )
 def test_a_user_platform_is_what_they_name(text, gpus, platforms):
