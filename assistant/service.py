@@ -192,7 +192,8 @@ class Assistant:
         self, question: str, history: list[Turn] | None = None, k: int | None = None
     ) -> tuple[Query, list[Hit]]:
         text = validate_question(question, self.settings.max_question_chars)
-        query = analyze(contextualize(text, history))
+        earlier = [clean_text(t.content) for t in history or [] if t.role == "user"]
+        query = analyze(contextualize(text, history), earlier)
         return query, self.retriever.search(query, k or self.settings.top_k)
 
     def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:

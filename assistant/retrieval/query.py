@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from assistant.models import Query, Signals, Turn
 from assistant.text.glossary import english_view, translate_terms
@@ -38,7 +39,8 @@ def _is_run_specific(token: str) -> bool:
     return bool(_RUN_SPECIFIC.search(token)) and (len(token) >= 8 or "=" in token or "/" in token)
 
 
-def analyze(text: str) -> Query:
+def analyze(text: str, earlier: Sequence[str] = ()) -> Query:
+    """`earlier`: the user's previous turns, where the platform they run may have been said ("we are on MI300X")."""
     lang = detect_lang(text)
     signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
     problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
@@ -69,8 +71,16 @@ def analyze(text: str) -> Query:
         lexical_tokens=tuple(tokens),
         focus_tokens=tuple(focus_tokens),
         english_tokens=tuple(_problem_tokens(tokenize(dense_text), signals)) if lang == "zh" else (),
-        platforms=user_platforms(text, signals.gpus),
+        platforms=_platforms(text, signals, earlier),
     )
+
+
+def _platforms(text: str, signals: Signals, earlier: Sequence[str]) -> frozenset[str]:
+    """The platforms the user names in this message or an earlier one: a platform said once still holds."""
+    if not earlier:
+        return user_platforms(text, signals.gpus)
+    said = "\n".join([*earlier, text])
+    return user_platforms(said, extract_signals(said).gpus)
 
 
 def contextualize(question: str, history: list[Turn] | None) -> str:

@@ -64,3 +64,16 @@ def test_a_named_platform_rules_out_the_sections_of_the_others(platform_assistan
     assert "gpu.rocm.inc.md" in rocm and "cpu.md" not in rocm
     cuda = _pages(platform_assistant, "python-only build on an H100 with CUDA 12.8: precompiled wheel not found")
     assert cuda[0] == "gpu.cuda.inc.md" and "cpu.md" not in cuda and "gpu.rocm.inc.md" not in cuda
+
+
+def test_a_platform_named_in_an_earlier_turn_still_holds(platform_assistant):
+    from assistant.models import Turn
+
+    history = [Turn(role="user", content="We run vLLM on an MI300X box."), Turn(role="assistant", content="OK.")]
+    # An error of its own: the question is retrieved alone, not with the earlier turn (`contextualize`).
+    question = (
+        "python-only build still compiles kernels with GCC\nRuntimeError: no precompiled wheel for commit 3f2a9c1"
+    )
+    _, hits = platform_assistant.retrieve(question, history)
+    pages = [h.chunk.origin.rsplit("/", 1)[-1] for h in hits]
+    assert "gpu.rocm.inc.md" in pages and "cpu.md" not in pages
