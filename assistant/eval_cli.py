@@ -73,17 +73,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ConfigError("--write records the project's own sets in eval/; it cannot be combined with --sets-dir")
     if args.docs_release and (args.docs_dir or args.write):
         raise ConfigError("--docs-release names the docs to index: it cannot be combined with --docs-dir or --write")
+    from assistant.eval.release_docs import release_docs_dir, release_index_dir
+
     index_dir = args.index_dir
-    if args.docs_release and index_dir is None:  # not the gate's index: its docs would be mixed with the release's
-        index_dir = REPO_ROOT / ".index" / f"eval-{args.docs_release}"
+    if args.docs_release and index_dir is None:
+        index_dir = release_index_dir(args.docs_release)
     settings = eval_settings(Settings().with_overrides(answer_backend=args.backend), index_dir)
     sets = chosen_sets(args.set_name, args.sets_dir)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     progress = lambda m: print(m, file=sys.stderr, flush=True)
     docs_dir = args.docs_dir or DEFAULT_DOCS_DIR
     if args.docs_release:
-        from assistant.eval.release_docs import release_docs_dir
-
         docs_dir = release_docs_dir(args.docs_release, settings, progress)
     run = run_eval(
         settings,

@@ -54,6 +54,11 @@ def validate_question(question: object, max_chars: int) -> str:
     return text
 
 
+def _user_turns(history: list[Turn] | None) -> list[str]:
+    """The user's earlier messages, cleaned like the question (they are read for the setup and quoted back)."""
+    return [clean_text(t.content) for t in history or [] if t.role == "user" and t.content.strip()]
+
+
 class Assistant:
     def __init__(self, settings: Settings, embedder: Embedder | None = None, store: ChromaStore | None = None):
         self.settings = settings
@@ -192,8 +197,7 @@ class Assistant:
         self, question: str, history: list[Turn] | None = None, k: int | None = None
     ) -> tuple[Query, list[Hit]]:
         text = validate_question(question, self.settings.max_question_chars)
-        earlier = [clean_text(t.content) for t in history or [] if t.role == "user"]
-        query = analyze(contextualize(text, history), earlier)
+        query = analyze(contextualize(text, history), _user_turns(history))
         return query, self.retriever.search(query, k or self.settings.top_k)
 
     def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:
@@ -209,8 +213,7 @@ class Assistant:
     @staticmethod
     def setup(question: str, history: list[Turn] | None = None) -> UserSetup:
         """The user's setup over the whole conversation: a follow-up's "an A100" completes the first turn."""
-        earlier = [clean_text(t.content) for t in history or [] if t.role == "user" and t.content.strip()]
-        return conversation_setup(clean_text(question), earlier)  # what it quotes back must be valid Unicode
+        return conversation_setup(clean_text(question), _user_turns(history))  # quoted back: valid Unicode only
 
     def _scorer(self, query: Query) -> BlockScorer:
         """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.eval.calibration import Sample, gives_fix, report
 from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
-from assistant.eval.release_docs import release_docs_dir
+from assistant.eval.release_docs import release_docs_dir, release_index_dir
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
 from assistant.eval.split import FOLDS, is_held_out
 from assistant.retrieval.evidence import BIAS, WEIGHTS
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--write records the gate's calibration: it cannot be combined with --docs-release or --bars-only")
     index_dir = args.index_dir
     if args.docs_release and index_dir is None:
-        index_dir = REPO_ROOT / ".index" / f"eval-{args.docs_release}"
+        index_dir = release_index_dir(args.docs_release)
     settings = eval_settings(Settings(answer_backend="extractive"), index_dir)
     docs_dir = release_docs_dir(args.docs_release, settings, say) if args.docs_release else args.docs_dir
     assistant = Assistant(settings)

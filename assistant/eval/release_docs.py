@@ -14,10 +14,15 @@ from pathlib import Path
 from assistant.errors import ConfigError, ReleaseError, SyncError
 from assistant.release.fetch import Progress
 from assistant.release.sdist import download_sdist
-from assistant.settings import Settings
+from assistant.settings import REPO_ROOT, Settings
 from assistant.sync.docs_archive import archive_pages
 
 _DONE = ".complete"
+
+
+def release_index_dir(version: str) -> Path:
+    """The eval's index for vLLM `version`'s docs: not the gate's, whose docs would mix with the release's."""
+    return REPO_ROOT / ".index" / f"eval-{version}"
 
 
 def release_docs_dir(version: str, settings: Settings, progress: Progress = lambda _m: None) -> Path:
