@@ -130,10 +130,19 @@ def test_the_vllm_docs_index_holds_all_nine_extra_parameters_sections(docs_assis
     assert {base, *(f"{base}_{n}" for n in range(1, 9))} <= ids
 
 
-def test_a_file_is_cited_repo_relative_but_a_download_under_a_hidden_folder_like_any_outside_folder(tmp_path):
-    from assistant.ingest.sources import citable_path
+def test_a_file_is_cited_repo_relative_but_a_download_under_a_hidden_folder_like_any_outside_folder(
+    tmp_path, monkeypatch
+):
+    from assistant.ingest import sources
 
-    assert citable_path(REPO_ROOT / "corpus" / "entries" / "x.yaml", REPO_ROOT / "corpus") == "corpus/entries/x.yaml"
-    tree = REPO_ROOT / ".data" / "wheels" / "0.33.0" / "docs-tree"  # the eval's copy of a release's docs
-    assert citable_path(tree / "docs" / "usage" / "faq.md", tree) == "docs/usage/faq.md"
-    assert citable_path(tmp_path / "docs" / "usage" / "faq.md", tmp_path) == "docs/usage/faq.md"
+    repo = tmp_path / "repo"  # a checkout of its own: whether the repo's .data holds a docs tree must not matter
+    tree = repo / ".data" / "wheels" / "0.33.0" / "docs-tree"  # the eval's copy of a release's docs
+    (tree / "docs" / "usage").mkdir(parents=True)
+    (repo / "corpus").mkdir()
+    outside = tmp_path / "outside"
+    (outside / "docs" / "usage").mkdir(parents=True)
+    monkeypatch.setattr(sources, "REPO_ROOT", repo.resolve())
+
+    assert sources.citable_path(repo / "corpus" / "entries" / "x.yaml", repo / "corpus") == "corpus/entries/x.yaml"
+    assert sources.citable_path(tree / "docs" / "usage" / "faq.md", tree) == "docs/usage/faq.md"
+    assert sources.citable_path(outside / "docs" / "usage" / "faq.md", outside) == "docs/usage/faq.md"
