@@ -106,6 +106,11 @@ class Conditions(BaseModel):
     quantization: list[str] = Field(default_factory=list, description="quantization methods it occurs with")
     features: FeatureConditions = Field(default_factory=FeatureConditions)
     symptoms: list[Symptom] = Field(default_factory=list, description="what the user sees")
+    symptom_named: bool = Field(
+        False,
+        description="offered only when the user names one of `symptoms`: a general problem (a GPU out of memory) "
+        "that is known by its symptom alone, not by a GPU, release or feature",
+    )
 
     @field_validator("affected_versions")
     @classmethod

@@ -30,6 +30,7 @@ from assistant.settings import DEFAULT_EMBEDDING_MODEL, REPO_ROOT, Settings
 SHARED = REPO_ROOT.parent / "shared"
 SEED_PAGE = SHARED / "seed" / "000_c4401e1cdcf7b498.txt"
 VLLM_DOCS = SHARED / "vllm-docs"
+CURATED = len(list((REPO_ROOT / "corpus" / "entries").glob("*.yaml")))  # the curated entries: a chunk each
 
 
 @pytest.fixture(scope="session")

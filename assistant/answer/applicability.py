@@ -188,8 +188,8 @@ def check_symptoms(cond: Conditions, setup: UserSetup) -> list[Check]:
         return []
     needs = tuple(cond.symptoms)
     have_set = set(setup.symptoms)
-    if not have_set:
-        return [Check("symptom", "unknown", needs)]
+    if not have_set:  # a problem known by its symptom alone is not this one until the user names it
+        return [Check("symptom", "contradicts" if cond.symptom_named else "unknown", needs)]
     have = tuple(setup.symptoms)
     if have_set & set(cond.symptoms):
         return [Check("symptom", "applies", needs, have)]

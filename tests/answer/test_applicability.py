@@ -110,6 +110,19 @@ def test_symptoms(symptoms, text, verdict):
     assert _verdicts(_entry(symptoms=symptoms), text)["symptom"] == verdict
 
 
+@pytest.mark.parametrize(
+    "text, verdict",
+    [
+        ("torch.OutOfMemoryError: CUDA out of memory while loading", "applies"),
+        ("启动时显存不足", "applies"),
+        ("loading the weights from NFS takes forever", "contradicts"),  # no symptom of its own named: not this one
+        ("outputs differ between runs", "contradicts"),
+    ],
+)
+def test_a_problem_known_by_its_symptom_alone_needs_the_symptom_named(text, verdict):
+    assert _verdicts(_entry(symptoms=["oom"], symptom_named=True), text)["symptom"] == verdict
+
+
 def test_an_error_message_decides_a_bare_exception_name_does_not():
     entry = _entry(error_strings=["RuntimeError: not home_path.empty()"])
     assert _verdicts(entry, "RuntimeError: not home_path.empty()")["error"] == "applies"

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from assistant.service import Assistant
-from tests.conftest import make_settings
+from tests.conftest import CURATED, make_settings
 from tests.server import free_port
 
 
@@ -44,7 +44,7 @@ def chroma_url(tmp_path_factory):
 def test_ingest_and_answer_through_a_chroma_server(chroma_url, tmp_path, embedder):
     a = Assistant(make_settings(tmp_path, chroma_url=chroma_url), embedder=embedder)
     report = a.ensure_index()
-    assert report is not None and report.added == 5
+    assert report is not None and report.added == CURATED
     answer = a.ask("RuntimeError: not home_path.empty()")
     assert answer.citations[0].id == "deepgemm-fp8-home-path-empty"
     assert "VLLM_USE_DEEP_GEMM=0" in answer.body
@@ -54,7 +54,7 @@ def test_ingest_and_answer_through_a_chroma_server(chroma_url, tmp_path, embedde
     other = Assistant(make_settings(tmp_path / "worker2", chroma_url=chroma_url), embedder=embedder)
     assert other.ensure_index() is None
     again = other.ingest([other.settings.corpus_dir])
-    assert not again.wrote and again.unchanged == 5
+    assert not again.wrote and again.unchanged == CURATED
     assert other.ask("EngineDeadError after a malformed EBNF grammar").citations[0].id == (
         "structured-outputs-invalid-grammar-engine-dead"
     )

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT
-from tests.conftest import SEED_PAGE, make_settings
+from tests.conftest import CURATED, SEED_PAGE, make_settings
 
 ENTRIES = REPO_ROOT / "corpus" / "entries"
 
@@ -35,9 +35,9 @@ def test_bad_files_are_reported_and_the_rest_ingested(workspace):
     assert "UTF-8" in reasons["latin1.md"]
     assert "YAML" in reasons["broken.yaml"]
     assert "unrecognized format" in reasons["random.txt"]
-    assert report.files == 7  # 5 entries, the Q&A page, the notes
-    assert report.added == 5 + 5 + 1
-    assert a.store.count() == 11
+    assert report.files == CURATED + 2  # the entries, the Q&A page, the notes
+    assert report.added == CURATED + 5 + 1  # the page holds five questions
+    assert a.store.count() == CURATED + 6
 
 
 def test_reingest_unchanged_writes_nothing_and_loads_no_model(workspace, tmp_path):
@@ -49,7 +49,7 @@ def test_reingest_unchanged_writes_nothing_and_loads_no_model(workspace, tmp_pat
 
     fresh = Assistant(a.settings, embedder=SentenceTransformerEmbedder(a.settings.embedding_model))
     report = fresh.ingest([src])
-    assert (report.added, report.updated, report.removed, report.unchanged) == (0, 0, 0, 11)
+    assert (report.added, report.updated, report.removed, report.unchanged) == (0, 0, 0, CURATED + 6)
     assert not report.wrote
     assert fresh.store.revision() == revision
     assert fresh.embedder._model is None  # nothing to embed: the model was never loaded
@@ -75,7 +75,7 @@ def test_a_file_that_breaks_keeps_what_was_indexed(workspace):
     (src / "notes.md").write_bytes(b"\x00broken")
     report = a.ingest([src])
     assert len(report.skipped) == 1 and report.removed == 0
-    assert a.store.count() == 11
+    assert a.store.count() == CURATED + 6
 
 
 def test_missing_path_is_a_clear_error(workspace):

@@ -48,6 +48,36 @@ RuntimeError: CUDA error: an illegal instruction was encountered"""
     assert "--enforce-eager" in answer.body
 
 
+OOM_ENTRY = "cuda-out-of-memory-model-does-not-fit"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        (
+            "vllm serve Mistral-Small-24B on a single 24GB card dies while loading:\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 160.00 MiB. "
+            "GPU 0 has a total capacity of 23.64 GiB of which 94.06 MiB is free.\nWhich options bring the memory down?"
+        ),
+        "用 vllm 起 32B 模型，单卡 48G，启动时直接 CUDA out of memory，有哪些参数能降低显存占用？",
+    ],
+)
+def test_a_gpu_out_of_memory_at_start_up_gets_the_levers_that_lower_memory(docs_assistant, question):
+    answer = docs_assistant.ask(question)
+    assert not answer.abstained, answer.body
+    assert answer.citations[0].id == OOM_ENTRY, answer.body
+    for lever in ("--tensor-parallel-size", "--max-model-len", "--enforce-eager"):
+        assert lever in answer.body, answer.body
+
+
+def test_a_host_ram_oom_kill_is_not_answered_with_the_gpu_memory_levers(docs_assistant):
+    answer = docs_assistant.ask(
+        "Our pod gets OOMKilled by Kubernetes: host RAM of the vllm serve process grows to the 32Gi limit while "
+        "GPU memory stays flat. What uses CPU memory?"
+    )
+    assert not answer.citations or answer.citations[0].id != OOM_ENTRY, answer.body
+
+
 def test_english_question_finds_a_chinese_only_page(tmp_path, embedder):
     a = Assistant(make_settings(tmp_path), embedder=embedder)
     a.ingest([SEED_PAGE])

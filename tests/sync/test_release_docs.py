@@ -14,7 +14,7 @@ from assistant.errors import ConfigError, ReleaseError
 from assistant.release.sdist import download_sdist
 from assistant.service import Assistant
 from assistant.sync.sources import parse_sources, release_docs_source
-from tests.conftest import make_settings
+from tests.conftest import CURATED, make_settings
 from tests.release.small_wheel import build_wheel
 from tests.sync.conftest import docs_tarball
 from tests.sync.fake_index import FakeIndex
@@ -145,10 +145,10 @@ def test_the_server_start_indexes_the_releases_docs_before_ready_or_serves_witho
     answer = assistant.ask(HANG)
     cited = answer.citations[0].source if answer.citations else None
     if reachable:
-        assert ready.chunks is not None and ready.chunks > 20  # the corpus's 5 entries and the release's docs
+        assert ready.chunks is not None and ready.chunks > CURATED  # the curated entries and the release's docs
         assert cited is not None and cited.startswith(f"https://docs.vllm.ai/en/v{VERSION}/usage/"), cited
     else:
-        assert ready.chunks == 5 and (cited is None or "docs.vllm.ai" not in cited)
+        assert ready.chunks == CURATED and (cited is None or "docs.vllm.ai" not in cited)
 
 
 def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_the_docs(tmp_path, embedder):
@@ -161,7 +161,7 @@ def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_th
         ready = Readiness()
         with exclusive(settings.index_dir / f"sync-{settings.collection}.lock"):  # e.g. `python -m assistant sync`
             ready.prepare(assistant)
-        assert ready.state == "ready" and ready.chunks == 5, ready.detail
+        assert ready.state == "ready" and ready.chunks == CURATED, ready.detail
         assert not any(r.startswith("/files/") for r in index.requests)
 
 
