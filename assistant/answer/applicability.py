@@ -55,6 +55,11 @@ class Applicability:
         return tuple(c for c in self.checks if c.verdict == "unknown")
 
     @property
+    def said_otherwise(self) -> bool:
+        """Ruled out by what the user said (another GPU, release, symptom), not only by a symptom left unnamed."""
+        return bool(self.contradicted) and all(c.have for c in self.contradicted)
+
+    @property
     def verdict(self) -> Verdict:
         if self.contradicted:
             return "contradicts"

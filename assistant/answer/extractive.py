@@ -207,8 +207,7 @@ def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup 
             continue
         app = assess_hit(h, setup, query.text)
         if app.contradicted:  # named even when it only resembles the question: the user learns why it is not it
-            said = all(c.have for c in app.contradicted)  # not when the user only left its symptom unnamed
-            if said and all(r.chunk.id != h.chunk.id for r, _ in ruled_out):
+            if app.said_otherwise and all(r.chunk.id != h.chunk.id for r, _ in ruled_out):
                 ruled_out.append((h, app))
             continue
         if h.confidence < min_confidence:

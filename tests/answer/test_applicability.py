@@ -171,3 +171,11 @@ def test_bad_conditions_say_what_is_accepted(conditions, reason):
     text = "id: bad-entry\ntitle: {en: t}\nroot_cause: {en: r}\nfix: {en: f}\nsource: s\n" + conditions
     with pytest.raises(LoadError, match=reason):
         parse_entry(text, str(Path("bad-entry.yaml")))
+
+
+def test_an_unnamed_symptom_rules_an_entry_out_without_the_user_having_said_otherwise():
+    entry = _entry(symptoms=["oom"], symptom_named=True)
+    unnamed = assess(entry, extract_setup("loading from NFS takes forever"), "loading from NFS takes forever")
+    other = assess(entry, extract_setup("outputs differ between runs"), "outputs differ between runs")
+    assert unnamed.contradicted and not unnamed.said_otherwise  # not listed as "not the fix here"
+    assert other.contradicted and other.said_otherwise
