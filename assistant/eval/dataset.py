@@ -13,6 +13,9 @@ Six sets, one shape each:
   `contradiction` (which of the entry's conditions the user's setup contradicts, one of CONTRADICTIONS) and
   `relevant` (another source that does answer the question; without it the right behaviour is to abstain).
 
+An answerable line may give `"relevant": []`: no source's section answers it (the fix is only in a thread), so key-fact
+recall judges it and hit@k leaves it out.
+
 Optional on any line: `pair` (the id of the same question in the other language, in any loaded set), `note`
 (why the item is labelled as it is, for a reader). Optional on a negative: `answered_in`, the vLLM releases whose own
 docs do answer it though the gate's docs do not, each with the answering section and a sentence quoted from it
@@ -142,7 +145,12 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
         pair=row.get("pair"), note=row.get("note") or "",
     )
     if expect == "answer":
-        relevant = _strings(row, "relevant", where, required=True)
+        # `"relevant": []` says on purpose that no docs section answers it: only its key facts judge it, and the
+        # retrieval metrics leave it out (a missing field is still an error: a label forgotten, not decided).
+        if row.get("relevant") == []:
+            relevant: tuple[str, ...] = ()
+        else:
+            relevant = _strings(row, "relevant", where, required=True)
         facts = _regexes(_strings(row, "key_facts", where, required=True), "key_facts", where)
         return Item(**{**item.__dict__, "relevant": relevant, "key_facts": facts})
     if expect == "not_fix":

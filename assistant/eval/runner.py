@@ -114,9 +114,9 @@ def run_system(
         results.append(result)
         if i % 20 == 0:
             progress(f"{system.name}: {i}/{len(items)}")
+    labelled = [r for r in results if r.item.answerable and r.item.relevant]  # `relevant: []`: key facts only
     scores = retrieval_scores(
-        {r.item.id: r.item.relevant for r in results if r.item.answerable},
-        {r.item.id: r.ranked for r in results if r.item.answerable},
+        {r.item.id: r.item.relevant for r in labelled}, {r.item.id: r.ranked for r in labelled}
     )
     for r in results:
         r.retrieval = scores.get(r.item.id, {})
@@ -150,8 +150,9 @@ def summarize(results: Sequence[Result], set_name: str, system: str) -> Row:
     negatives = [r for r in results if r.item.expect == "abstain"]
     near = [r for r in results if r.item.expect == "not_fix"]
     m: dict[str, float] = {}
+    labelled = [r for r in answerable if r.item.relevant]  # an item labelled `relevant: []` has no hit to find
     for key in ("hit@1", "hit@3", "mrr@10", "ndcg@10"):
-        m[key] = mean(r.retrieval.get(key, 0.0) for r in answerable)
+        m[key] = mean(r.retrieval.get(key, 0.0) for r in labelled)
     m["key_fact_recall"] = mean(r.facts for r in answerable)
     m["citation_validity"] = mean(1.0 if r.citations_valid else 0.0 for r in answered)
     m["abstain_rate"] = mean(1.0 if r.answer.abstained else 0.0 for r in results)

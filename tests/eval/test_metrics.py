@@ -281,3 +281,33 @@ def test_indexing_in_code_is_not_a_citation_marker():
     assert [c.n for c in claims] == [1, 1]
     doc = _chunk("d", text="print(outputs[0].outputs[0].text) and outputs[0].text")
     assert check_citations(text, {1: doc}).valid
+
+
+def test_an_answerable_line_may_say_no_section_answers_it(tmp_path):
+    """`"relevant": []` is a decision (only key facts judge it); a missing `relevant` stays an error."""
+    _write(tmp_path, "docs", [
+        {"id": "d1", "query": "q", "expect": "answer", "relevant": [], "key_facts": ["x"]},
+        {"id": "d2", "query": "q", "expect": "answer", "relevant": ["docs/a.md#b"], "key_facts": ["x"]},
+    ])
+    items = load_set("docs", tmp_path)
+    assert [i.relevant for i in items] == [(), ("docs/a.md#b",)]
+
+
+def test_retrieval_metrics_leave_out_the_items_no_section_answers(tmp_path):
+    from assistant.eval.runner import Result, summarize
+    from assistant.models import Answer
+
+    _write(tmp_path, "docs", [
+        {"id": "d1", "query": "q", "expect": "answer", "relevant": [], "key_facts": ["x"]},
+        {"id": "d2", "query": "q", "expect": "answer", "relevant": ["docs/a.md#b"], "key_facts": ["x"]},
+    ])
+    unlabelled, labelled = load_set("docs", tmp_path)
+    answer = Answer(body="x", abstained=False, language="en", citations=(), hits=(), lead="x")
+    results = [
+        Result(item=unlabelled, system="full", answer=answer, latency_ms=1.0, facts=1.0),
+        Result(item=labelled, system="full", answer=answer, latency_ms=1.0, facts=0.0,
+               retrieval={"hit@1": 1.0, "hit@3": 1.0, "mrr@10": 1.0, "ndcg@10": 1.0}),
+    ]
+    m = summarize(results, "docs", "full").metrics
+    assert m["hit@1"] == 1.0 and m["hit@3"] == 1.0  # over the one labelled item, not halved by the other
+    assert m["key_fact_recall"] == 0.5  # key facts still judge both
