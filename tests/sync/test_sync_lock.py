@@ -74,10 +74,8 @@ def test_a_host_without_the_database_only_sees_its_own_folder(tmp_path, embedder
 
 def test_the_lock_is_free_again_when_its_holder_is_gone(postgres_url) -> None:
     name = lock_name(make_settings(Path("/nonexistent")))
-    with database_lock(postgres_url, name):
-        with pytest.raises(SyncError, match="another sync is running"):
-            with database_lock(postgres_url, name):
-                pass
+    with database_lock(postgres_url, name), pytest.raises(SyncError, match="another sync is running"):
+        database_lock(postgres_url, name).__enter__()
     with database_lock(postgres_url, name):  # released on exit (a killed holder's session ends the same way)
         pass
 
@@ -86,5 +84,4 @@ def test_an_unreachable_database_is_a_clear_sync_error(tmp_path) -> None:
     from tests.server import free_port
 
     with pytest.raises(SyncError, match="cannot take the sync lock in the database postgresql://127.0.0.1"):
-        with database_lock(f"postgresql://u:pw@127.0.0.1:{free_port()}/db", "x"):
-            pass
+        database_lock(f"postgresql://u:pw@127.0.0.1:{free_port()}/db", "x").__enter__()
