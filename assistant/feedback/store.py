@@ -166,6 +166,12 @@ class FeedbackStore:
         self.failure = str(exc)
         return StoreError(f"the feedback store {self.label} cannot be written ({self.failure})")
 
+    def open(self) -> None:
+        """Connect and migrate the schema now (start-up) rather than on the first question; StoreError, and
+        `failure` set, when the database cannot be reached."""
+        with self._tx():
+            pass
+
     def purge(self, now: float | None = None) -> int:
         """Delete questions, feedback and Slack turns older than `retention_days`; returns rows deleted."""
         if not self.retention_days:

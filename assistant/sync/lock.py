@@ -15,7 +15,7 @@ from pathlib import Path
 
 from assistant.db.advisory import try_advisory_lock
 from assistant.db.connection import DatabaseError, Target
-from assistant.errors import SyncError
+from assistant.errors import SyncBusy, SyncError
 from assistant.settings import Settings
 
 
@@ -32,7 +32,7 @@ def file_lock(lock_path: Path) -> Iterator[None]:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise SyncError(f"another sync is running on this index ({lock_path} is locked); try again later") from exc
+            raise SyncBusy(f"another sync is running on this index ({lock_path} is locked); try again later") from exc
         try:
             yield
         finally:
@@ -49,7 +49,7 @@ def database_lock(database_url: str, name: str) -> Iterator[None]:
         except DatabaseError as exc:
             raise SyncError(f"cannot take the sync lock in the database {target.label} ({exc}); try again later") from exc
         if not got:
-            raise SyncError(
+            raise SyncBusy(
                 f"another sync is running on this collection (another host or process holds the lock {name!r} "
                 f"in {target.label}); try again later"
             )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.errors import SyncError
+from assistant.errors import SyncBusy, SyncError
 from assistant.settings import REPO_ROOT
 from assistant.sync.lock import database_lock, lock_name
 from assistant.sync.runner import run_sync
@@ -60,7 +60,7 @@ def test_two_hosts_sharing_the_database_never_sync_at_once(tmp_path, postgres_ur
     host_a = make_settings(tmp_path / "host-a", database_url=postgres_url)
     host_b = make_settings(tmp_path / "host-b", database_url=postgres_url)
     error, report = _sync_while_another_runs(host_a, host_b, embedder, sources)
-    assert error is not None and "another sync is running on this collection" in str(error)
+    assert isinstance(error, SyncBusy) and "another sync is running on this collection" in str(error)
     assert "127.0.0.1" in str(error) and report is not None and report.ok  # the first one finished
     assert run_sync(host_b, sources, embedder=lambda: embedder).ok  # and once it has, the other may
 
@@ -85,3 +85,18 @@ def test_an_unreachable_database_is_a_clear_sync_error(tmp_path) -> None:
 
     with pytest.raises(SyncError, match="cannot take the sync lock in the database postgresql://127.0.0.1"):
         database_lock(f"postgresql://u:pw@127.0.0.1:{free_port()}/db", "x").__enter__()
+
+
+def test_a_scheduled_sync_skips_its_turn_while_another_host_syncs(tmp_path, postgres_url, embedder, caplog) -> None:
+    from assistant.service import Assistant
+    from assistant.sync.schedule import SyncScheduler
+
+    _entries(tmp_path)
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(f"sources:\n  - name: entries\n    kind: entries\n    path: {tmp_path / 'entries'}\n")
+    settings = make_settings(tmp_path / "host-b", database_url=postgres_url, sources_file=sources)
+    scheduler = SyncScheduler(settings, Assistant(settings, embedder=embedder))
+    with database_lock(postgres_url, lock_name(settings)), caplog.at_level("INFO", logger="assistant.sync"):
+        assert scheduler.run_once() is None  # host A holds the lock
+    assert scheduler.last_error is None and "scheduled sync skipped: another sync is running" in caplog.text
+    assert scheduler.run_once().ok  # its next turn, once the other host is done
