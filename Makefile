@@ -1,6 +1,6 @@
 # Two commands a newcomer needs:
 #   make run    serve the assistant (UI + API) on the embedded default: no GPU, no API key, no network
-#   make test   run the test suite (installs the test-only extras: headless Chromium, llama.cpp server)
+#   make test   run the test suite (installs the test-only extras: headless Chromium, llama.cpp server, PostgreSQL)
 # Both create .venv and install exactly the versions in the lock files, checked against their hashes.
 #   make lock     re-resolve the lock files after a change to pyproject.toml (keeps the other pins)
 #   make upgrade  re-resolve everything to the newest versions pyproject.toml allows
@@ -38,10 +38,13 @@ $(VENV)/.installed: $(RUN_LOCK) pyproject.toml | $(PY)
 	touch $@
 
 # llama-cpp-python has no binary wheel for this platform: pip builds it from the locked source (~6 min on 2 cores).
+# The tests start their own PostgreSQL server (tests/postgres_server.py) from Debian's package, whose binaries
+# are not on PATH (/usr/lib/postgresql/N/bin).
 $(VENV)/.installed-dev: $(VENV)/.installed $(DEV_LOCK)
 	$(PIP) install --require-hashes --no-deps -r $(DEV_LOCK)
 	$(PIP) check
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null)
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq postgresql >/dev/null)
 	touch $@
 
 install: $(VENV)/.installed

@@ -34,6 +34,10 @@ class SyncError(AssistantError):
     """A sync cannot run or a source cannot be read (bad archive, a remote that keeps failing)."""
 
 
+class SyncBusy(SyncError):
+    """Another sync holds the lock (this index folder's, or the shared database's): nothing was done; try later."""
+
+
 class RateLimited(SyncError):
     """A remote API asked us to wait longer than we are willing to: stop cleanly, resume from the cursor later."""
 

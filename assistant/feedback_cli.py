@@ -22,7 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and a person answered",
     )  # fmt: skip
     p.add_argument("--out", type=Path, help="where `drafts` writes (default: .data/drafts, never corpus/entries)")
-    p.add_argument("--db", type=Path, help="feedback SQLite file (env ASSISTANT_FEEDBACK_DB)")
+    p.add_argument(
+        "--db", type=Path,
+        help="feedback SQLite file (env ASSISTANT_FEEDBACK_DB; ASSISTANT_DATABASE_URL, when set, names PostgreSQL)",
+    )  # fmt: skip
     p.add_argument("--limit", type=int, default=50, help="rows shown per list (default 50)")
     p.add_argument("--export", type=Path, metavar="FILE", help="write all feedback to FILE (.json or .csv)")
     p.add_argument("--json", action="store_true", help="print {feedback, gaps} as one JSON object")
@@ -43,6 +46,8 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     from assistant.settings import Settings
 
     settings = Settings().with_overrides(feedback_db=args.db)
+    if args.db is not None:  # the file named on the command line, even when a database URL is configured
+        settings = settings.model_copy(update={"database_url": None})
     store = FeedbackStore.from_settings(settings)
     if args.action == "drafts":
         return _drafts(store, args.out or settings.feedback_db.parent / "drafts")

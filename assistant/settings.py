@@ -107,6 +107,11 @@ class Settings(BaseSettings):
     feedback_db: Path = Field(
         REPO_ROOT / ".data" / "feedback.sqlite3", description="SQLite file for feedback (created 0600, secrets masked)."
     )
+    database_url: str | None = Field(
+        None,
+        description="PostgreSQL URL (postgresql://user:password@host:5432/db) for feedback, asked questions, Slack "
+        "threads and the sync lock, shared by every host; the SQLite file `feedback_db` when unset.",
+    )
     feedback_retention_days: float = Field(
         0,
         ge=0,
@@ -154,6 +159,19 @@ class Settings(BaseSettings):
         if not v.startswith(("http://", "https://")):
             raise ValueError(f"chroma_url must start with http:// or https://, got {v!r}")
         return v.rstrip("/")
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, v: str | None) -> str | None:
+        if v in (None, ""):
+            return None
+        if not v.startswith(("postgresql://", "postgres://")):
+            scheme = v.split("://", 1)[0] if "://" in v else v[:20]
+            raise ValueError(
+                f"database_url must be a PostgreSQL URL (postgresql://user:password@host:5432/db), got {scheme!r}...; "
+                "leave it unset for the SQLite file feedback_db"
+            )
+        return v
 
     def with_overrides(self, **overrides: object) -> Settings:
         """A copy with the given fields replaced (None means 'not given'), validated again."""

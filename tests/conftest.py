@@ -101,3 +101,24 @@ def pytest_make_collect_report(collector: pytest.Collector):
     if in_ci() and report.skipped:
         _fail_instead(report)
     return report
+
+
+# --- a real PostgreSQL server, one per test session --------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """The session's PostgreSQL server (tests/postgres_server.py). A missing package fails, never skips."""
+    from tests.postgres_server import PostgresServer
+
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres) -> str:
+    """A fresh, empty database on the session's server: a test sees no other test's rows."""
+    return postgres.create_database()

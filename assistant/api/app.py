@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request
@@ -13,10 +15,22 @@ from assistant.api.metrics import Metrics, MetricsMiddleware
 from assistant.api.public import public_text
 from assistant.api.readiness import Readiness
 from assistant.api.routes import ask, chat, health
+from assistant.errors import StoreError
 from assistant.feedback.store import FeedbackStore
 from assistant.feedback.tracked import TrackedAssistant
 from assistant.service import Assistant
 from assistant.settings import Settings
+
+log = logging.getLogger("assistant.api")
+
+
+def _open_store(store: FeedbackStore) -> None:
+    """The schema migrations run at start-up, beside the index warm-up; a database that cannot be reached
+    is logged and shown by /readyz (`feedback_store`), and answering goes on."""
+    try:
+        store.open()
+    except StoreError as exc:
+        log.error("feedback store unavailable at start-up", extra={"error": str(exc)})
 
 
 def _require_ready(request: Request) -> None:
@@ -57,6 +71,7 @@ def create_api(
     async def lifespan(app: FastAPI):
         if prepare and not readiness.ready:
             readiness.start(assistant)
+            threading.Thread(target=_open_store, args=(store,), name="assistant-store-open", daemon=True).start()
         yield
         scheduler.stop()
         readiness.stop()

@@ -24,6 +24,10 @@ def public_text(text: str, settings: Settings) -> str:
         replacements.append((settings.chroma_url, "<chroma_url>"))
         netloc = urlparse(settings.chroma_url).netloc
         replacements.append((netloc, "<chroma_host>"))
+    if settings.database_url:
+        replacements.append((settings.database_url, "<database_url>"))
+        netloc = urlparse(settings.database_url).netloc
+        replacements.append((netloc, "<database_host>"))
     # Longest first, so a folder inside another is named by its own placeholder.
     for old, new in sorted(replacements, key=lambda r: -len(r[0])):
         if len(old) > 1:

@@ -1,9 +1,12 @@
-"""SQLite store shared by the UI, the Slack bot and the API: asked questions, feedback, Slack threads.
+"""The store shared by the UI, the Slack bot and the API: asked questions, feedback, Slack threads.
 
-One file, WAL mode, one connection guarded by a lock: writes are tiny and the faces share a process.
-Every text is masked by `redact` before it is written; the file is created readable by its owner only
-(0600); rows older than `retention_days` are purged; `log_questions=False` keeps no asked questions.
-A write that fails raises `StoreError` and is remembered in `failure`, so callers can keep answering.
+A SQLite file by default (WAL mode, created readable by its owner only: 0600), or a PostgreSQL database
+when `database_url` names one, so several hosts share one feedback list, one gap report and one view of
+each Slack thread. One connection per process, guarded by a lock: writes are tiny. The schema is
+brought up to date on first use (`assistant.db.migrations`). Every text is masked by `redact` before it
+is written; rows older than `retention_days` are purged; `log_questions=False` keeps no asked questions.
+A write that fails raises `StoreError` and is remembered in `failure`, so callers can keep answering;
+a PostgreSQL connection the server dropped is replaced on the next call.
 """
 
 from __future__ import annotations
@@ -11,8 +14,6 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import os
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from assistant.db.connection import Connection, DatabaseError, Target, connect
+from assistant.db.migrations import migrate
 from assistant.errors import InputError, StoreError
 from assistant.models import Turn
 from assistant.text.redact import redact
@@ -30,50 +33,6 @@ log = logging.getLogger(__name__)
 
 Face = Literal["api", "chat", "ui", "slack", "cli"]
 Rating = Literal["up", "down"]
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS questions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts REAL NOT NULL,
-    face TEXT NOT NULL,
-    question TEXT NOT NULL,
-    abstained INTEGER NOT NULL,
-    top_hit TEXT
-);
-CREATE INDEX IF NOT EXISTS questions_abstained ON questions (abstained, ts);
-CREATE TABLE IF NOT EXISTS feedback (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts REAL NOT NULL,
-    face TEXT NOT NULL,
-    question_id INTEGER REFERENCES questions (id),
-    question TEXT NOT NULL,
-    answer TEXT NOT NULL,
-    abstained INTEGER NOT NULL,
-    rating TEXT NOT NULL CHECK (rating IN ('up', 'down')),
-    comment TEXT NOT NULL DEFAULT '',
-    user TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS threads (
-    conversation TEXT NOT NULL,
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    ts REAL
-);
-CREATE INDEX IF NOT EXISTS threads_conversation ON threads (conversation, seq);
-CREATE TABLE IF NOT EXISTS thread_questions (
-    conversation TEXT NOT NULL,
-    question_id INTEGER NOT NULL REFERENCES questions (id),
-    PRIMARY KEY (conversation, question_id)
-);
-CREATE TABLE IF NOT EXISTS thread_replies (
-    conversation TEXT NOT NULL,
-    ts TEXT NOT NULL,
-    user TEXT NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (conversation, ts)
-);
-"""
 
 MAX_COMMENT_CHARS = 2000
 _PURGE_EVERY_SECONDS = 3600.0
@@ -112,54 +71,59 @@ class FeedbackRecord:
 
 
 class FeedbackStore:
-    def __init__(self, path: Path, retention_days: float = 0, log_questions: bool = True):
-        self.path = Path(path)
+    def __init__(self, location: Path | str, retention_days: float = 0, log_questions: bool = True):
+        """`location`: a SQLite file, or a postgresql:// URL."""
+        self.target = Target.of(location)
         self.retention_days = retention_days  # 0: keep forever
         self.log_questions = log_questions
         self.failure: str | None = None  # the last write failure, until a write succeeds again
         self.failures = 0
         self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
+        self._conn: Connection | None = None
         self._purged_at = 0.0
 
     @classmethod
     def from_settings(cls, settings) -> FeedbackStore:
-        return cls(settings.feedback_db, settings.feedback_retention_days, settings.log_questions)
+        return cls(settings.database_url or settings.feedback_db, settings.feedback_retention_days, settings.log_questions)
 
-    def _create_private(self) -> None:
-        """Create the folder (0700) and the file (0600) before SQLite does, so no one else can read them."""
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
-        os.close(fd)
+    @property
+    def location(self) -> str:
+        return self.target.location
 
-    def _connection(self) -> sqlite3.Connection:
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file; None on PostgreSQL."""
+        return self.target.path
+
+    @property
+    def label(self) -> str:
+        """The store as messages name it (no credentials)."""
+        return self.target.label
+
+    def _connection(self) -> Connection:
+        if self._conn is not None and self._conn.broken:
+            self._conn.close()
+            self._conn = None
         if self._conn is None:
-            if not self.path.exists():
-                self._create_private()
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=2.0)
+            conn = connect(self.target)
             try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.executescript(_SCHEMA)
-                if "ts" not in {r[1] for r in conn.execute("PRAGMA table_info(threads)")}:
-                    conn.execute("ALTER TABLE threads ADD COLUMN ts REAL")  # stores created before retention
-            except sqlite3.Error:
+                migrate(conn)
+            except DatabaseError:
                 conn.close()
                 raise
             self._conn = conn
         return self._conn
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Iterator[Connection]:
         with self._lock:
             try:
-                conn = self._connection()
-                conn.execute("BEGIN")
-            except (sqlite3.Error, OSError) as exc:
+                conn = self._begin()
+            except DatabaseError as exc:
                 raise self._failed(exc) from exc
             try:
                 yield conn
-            except sqlite3.Error as exc:
+            except DatabaseError as exc:
                 _rollback(conn)
                 raise self._failed(exc) from exc
             except BaseException:
@@ -167,24 +131,46 @@ class FeedbackStore:
                 raise
             try:
                 conn.execute("COMMIT")
-            except sqlite3.Error as exc:
+            except DatabaseError as exc:
                 _rollback(conn)
                 raise self._failed(exc) from exc
             self.failure = None
 
+    def _begin(self) -> Connection:
+        """BEGIN on the store's connection; a session the server ended since (a restart, an idle timeout) is
+        noticed here, before anything was written, and the transaction starts again on a new connection."""
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN")
+        except DatabaseError:
+            if not conn.broken:
+                raise
+            conn = self._connection()  # replaces the broken one
+            conn.execute("BEGIN")
+        return conn
+
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
             try:
-                return self._connection().execute(sql, params).fetchall()
-            except (sqlite3.Error, OSError) as exc:
-                raise StoreError(
-                    f"the feedback store {self.path.name} cannot be read ({type(exc).__name__}: {exc})"
-                ) from exc
+                try:
+                    return self._connection().execute(sql, params).fetchall()
+                except DatabaseError:
+                    if self._conn is None or not self._conn.broken:
+                        raise
+                    return self._connection().execute(sql, params).fetchall()  # once more, on a new connection
+            except DatabaseError as exc:
+                raise StoreError(f"the feedback store {self.label} cannot be read ({exc})") from exc
 
     def _failed(self, exc: BaseException) -> StoreError:
         self.failures += 1
-        self.failure = f"{type(exc).__name__}: {exc}"
-        return StoreError(f"the feedback store {self.path.name} cannot be written ({self.failure})")
+        self.failure = str(exc)
+        return StoreError(f"the feedback store {self.label} cannot be written ({self.failure})")
+
+    def open(self) -> None:
+        """Connect and migrate the schema now (start-up) rather than on the first question; StoreError, and
+        `failure` set, when the database cannot be reached."""
+        with self._tx():
+            pass
 
     def purge(self, now: float | None = None) -> int:
         """Delete questions, feedback and Slack turns older than `retention_days`; returns rows deleted."""
@@ -223,10 +209,10 @@ class FeedbackStore:
         self._maybe_purge()
         with self._tx() as conn:
             cur = conn.execute(
-                "INSERT INTO questions (ts, face, question, abstained, top_hit) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO questions (ts, face, question, abstained, top_hit) VALUES (?, ?, ?, ?, ?) RETURNING id",
                 (time.time(), face, _masked(question), int(abstained), top_hit),
             )
-            return int(cur.lastrowid)
+            return int(cur.fetchone()[0])
 
     def question(self, question_id: int) -> AskedQuestion | None:
         rows = self._read(
@@ -263,8 +249,8 @@ class FeedbackStore:
         self._maybe_purge()
         with self._tx() as conn:
             cur = conn.execute(
-                "INSERT INTO feedback (ts, face, question_id, question, answer, abstained, rating, comment, user) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                'INSERT INTO feedback (ts, face, question_id, question, answer, abstained, rating, comment, "user") '
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     time.time(),
                     face,
@@ -277,11 +263,11 @@ class FeedbackStore:
                     user,
                 ),
             )
-            return int(cur.lastrowid)
+            return int(cur.fetchone()[0])
 
     def list(self, limit: int | None = None) -> list[FeedbackRecord]:
         sql = (
-            "SELECT id, ts, face, question_id, question, answer, abstained, rating, comment, user "
+            'SELECT id, ts, face, question_id, question, answer, abstained, rating, comment, "user" '
             "FROM feedback ORDER BY ts DESC, id DESC"
         )
         params: tuple = ()
@@ -313,7 +299,7 @@ class FeedbackStore:
     def link_thread(self, conversation: str, question_id: int) -> None:
         with self._tx() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO thread_questions (conversation, question_id) VALUES (?, ?)",
+                "INSERT INTO thread_questions (conversation, question_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 (conversation, question_id),
             )
 
@@ -327,29 +313,29 @@ class FeedbackStore:
             if not known:
                 return False
             conn.execute(
-                "INSERT OR REPLACE INTO thread_replies (conversation, ts, user, text) VALUES (?, ?, ?, ?)",
+                'INSERT INTO thread_replies (conversation, ts, "user", text) VALUES (?, ?, ?, ?) '
+                'ON CONFLICT (conversation, ts) DO UPDATE SET "user" = excluded."user", text = excluded.text',
                 (conversation, ts, user, _masked(text[: MAX_COMMENT_CHARS * 5])),
             )
         return True
 
     def answered_gaps(self) -> list[AnsweredGap]:
         """Abstained questions of Slack threads in which someone replied afterwards, oldest first."""
-        with self._lock:
-            conn = self._connection()
-            rows = conn.execute(
-                "SELECT t.conversation, q.id, q.ts, q.face, q.question, q.abstained, q.top_hit "
-                "FROM thread_questions t JOIN questions q ON q.id = t.question_id "
-                "WHERE q.abstained = 1 ORDER BY q.ts, q.id"
-            ).fetchall()
-            out = []
-            for row in rows:
-                replies = conn.execute(
-                    "SELECT ts, user, text FROM thread_replies WHERE conversation = ? ORDER BY CAST(ts AS REAL)",
-                    (row[0],),
-                ).fetchall()
-                # Replies are kept only once the assistant has answered in the thread: they came after it.
-                if replies:
-                    out.append(AnsweredGap(row[0], _asked(row[1:]), tuple(ThreadReply(*r) for r in replies)))
+        rows = self._read(
+            "SELECT t.conversation, q.id, q.ts, q.face, q.question, q.abstained, q.top_hit "
+            "FROM thread_questions t JOIN questions q ON q.id = t.question_id "
+            "WHERE q.abstained = 1 ORDER BY q.ts, q.id"
+        )
+        out = []
+        for row in rows:
+            replies = self._read(
+                'SELECT ts, "user", text FROM thread_replies WHERE conversation = ? '
+                "ORDER BY CAST(ts AS DOUBLE PRECISION)",
+                (row[0],),
+            )
+            # Replies are kept only once the assistant has answered in the thread: they came after it.
+            if replies:
+                out.append(AnsweredGap(row[0], _asked(row[1:]), tuple(ThreadReply(*r) for r in replies)))
         return out
 
     # Slack threads: the conversation so far, for follow-ups.
@@ -367,10 +353,10 @@ class FeedbackStore:
         return [Turn(role=r[0], content=r[1]) for r in reversed(rows)]
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
+def _rollback(conn: Connection) -> None:
     try:
         conn.execute("ROLLBACK")
-    except sqlite3.Error:
+    except DatabaseError:
         pass  # no transaction was open (BEGIN failed) or the connection is gone
 
 

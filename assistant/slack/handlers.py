@@ -100,21 +100,28 @@ def register(app: App, tracked: TrackedAssistant) -> None:
 
     @app.action(re.compile(r"^feedback_(up|down)$"))
     def on_feedback(ack: Ack, body: dict, action: dict, client: WebClient) -> None:
-        ack()
+        # Acknowledged once stored, so Slack's 200 means the feedback is kept: a host killed before the
+        # write never acknowledges (the user sees Slack's error and can press again), one after it has written.
         rating = "up" if action["action_id"] == "feedback_up" else "down"
         user = body.get("user", {}).get("id", "")
         channel = body.get("channel", {}).get("id", "")
         message = body.get("message", {})
-        asked = tracked.store.question(int(action["value"])) if action.get("value", "").isdigit() else None
+        thread_ts = message.get("thread_ts") or message.get("ts")
+        try:
+            asked = tracked.store.question(int(action["value"])) if action.get("value", "").isdigit() else None
+            if asked is not None:
+                tracked.store.record(
+                    "slack", rating, asked.question, message.get("text", ""), asked.abstained, user=user,
+                    question_id=asked.id,
+                )  # fmt: skip
+        except StoreError as exc:
+            ack()
+            log.error("slack feedback not saved", extra={"error": str(exc)})
+            text = "Sorry, the feedback could not be saved right now; please try again later."
+            client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=text)
+            return
+        ack()
         if asked is None:
             log.warning("feedback for an unknown question", extra={"value": action.get("value")})
             return
-        tracked.store.record(
-            "slack", rating, asked.question, message.get("text", ""), asked.abstained, user=user, question_id=asked.id
-        )
-        client.chat_postEphemeral(
-            channel=channel,
-            user=user,
-            thread_ts=message.get("thread_ts") or message.get("ts"),
-            text="Thanks for the feedback!",
-        )
+        client.chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text="Thanks for the feedback!")

@@ -23,6 +23,7 @@ from assistant.sync.docs_archive import sync_docs
 from assistant.sync.folders import sync_folder
 from assistant.sync.generations import Generations
 from assistant.sync.issues_source import sync_issues
+from assistant.sync.lock import sync_lock
 from assistant.sync.release import sync_release
 from assistant.sync.sources import (
     DocsSource,
@@ -33,7 +34,7 @@ from assistant.sync.sources import (
     ReleaseSource,
     Source,
 )
-from assistant.sync.state import SyncState, exclusive
+from assistant.sync.state import SyncState
 from assistant.sync.writer import IndexWriter
 
 log = logging.getLogger("assistant.sync")
@@ -112,7 +113,8 @@ def run_sync(
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
 ) -> SyncReport:
-    """Sync `sources` into the index; returns per-source counts. Raises SyncError when another sync runs."""
+    """Sync `sources` into the index; returns per-source counts. Raises SyncError when another sync runs
+    (on this index folder, or, with `database_url` set, on any host sharing the database)."""
     loaded: list[Embedder] = []
 
     def get_embedder() -> Embedder:
@@ -120,7 +122,7 @@ def run_sync(
             loaded.append(embedder() if embedder else make_embedder(settings))
         return loaded[0]
 
-    with exclusive(settings.index_dir / f"sync-{settings.collection}.lock"):
+    with sync_lock(settings):  # one sync at a time: on this index folder, and on every host sharing the database
         state = SyncState.load(state_path(settings))
         gens = Generations(settings)
         _finish_interrupted_promotion(state, gens)

@@ -2,6 +2,8 @@
 
 Each run syncs the enabled sources into a staging generation and promotes it; the retriever then
 switches to it on its next question. A failed run is logged and the previous knowledge keeps serving.
+Several hosts may run the same schedule: with a shared database one run at a time holds the lock
+(`assistant.sync.lock`), the others skip that turn, and every host follows the pointer it promotes.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import logging
 import threading
 from dataclasses import dataclass
 
-from assistant.errors import AssistantError
+from assistant.errors import AssistantError, SyncBusy
 from assistant.service import Assistant
 from assistant.settings import Settings
 from assistant.sync.runner import SyncReport, run_sync, state_path
@@ -71,6 +73,9 @@ class SyncScheduler:
                 embedder=lambda: self.assistant.embedder,
                 progress=lambda m: log.info("sync progress", extra={"progress": m}),
             )
+        except SyncBusy as exc:  # another process or host is syncing the same index: its result serves here too
+            log.info("scheduled sync skipped: another sync is running", extra={"reason": str(exc)})
+            return None
         except AssistantError as exc:
             self.last_error = str(exc)
             log.error("scheduled sync failed; the previous knowledge keeps serving", extra={"error": str(exc)})

@@ -7,11 +7,8 @@ consistent file behind: the next run resumes from the pending cursor into the sa
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,18 +75,3 @@ class SyncState:
             fh.flush()
             os.fsync(fh.fileno())
         tmp.replace(self.path)
-
-
-@contextmanager
-def exclusive(lock_path: Path) -> Iterator[None]:
-    """One sync at a time per index (the CLI and the app's schedule may both try)."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with lock_path.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise SyncError(f"another sync is running on this index ({lock_path} is locked); try again later") from exc
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)

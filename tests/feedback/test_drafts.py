@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from assistant.cli import main
@@ -16,8 +14,9 @@ REPLY = "That happens when `--fixture-pool-mb` is below 64; set it to 128 and re
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    store = FeedbackStore(tmp_path / "feedback.sqlite3")
+def db(make_store, location: str, monkeypatch) -> list[str]:
+    """The CLI arguments that name the store: `--db FILE`, or none and ASSISTANT_DATABASE_URL for PostgreSQL."""
+    store = make_store()
     key = "slack:C1:1700000000.000100"
     abstained = store.record_question("slack", QUESTION, True)
     store.link_thread(key, abstained)
@@ -29,12 +28,15 @@ def db(tmp_path: Path) -> Path:
     unanswered = store.record_question("slack", "why is my model slow", True)
     store.link_thread("slack:C2:1700000200.000100", unanswered)  # nobody replied: no draft
     store.close()
-    return tmp_path / "feedback.sqlite3"
+    if store.path is None:
+        monkeypatch.setenv("ASSISTANT_DATABASE_URL", location)
+        return []
+    return ["--db", location]
 
 
 def test_a_thread_answered_by_a_person_becomes_a_draft_the_entry_loader_accepts(db, tmp_path, capsys):
     out = tmp_path / "drafts"
-    assert main(["feedback", "drafts", "--db", str(db), "--out", str(out)]) == 0
+    assert main(["feedback", "drafts", *db, "--out", str(out)]) == 0
     [path] = sorted(out.glob("*.yaml"))
     assert f"draft: {path}" in capsys.readouterr().out
     text = path.read_text(encoding="utf-8")
@@ -48,12 +50,12 @@ def test_a_thread_answered_by_a_person_becomes_a_draft_the_entry_loader_accepts(
     assert data["source"].startswith("slack thread 1700000000.000100 in channel C1")
     assert data["root_cause"]["en"].startswith("unknown")
     path.write_text(text + "# reviewer notes\n", encoding="utf-8")
-    assert main(["feedback", "drafts", "--db", str(db), "--out", str(out)]) == 0  # a draft being edited is kept
+    assert main(["feedback", "drafts", *db, "--out", str(out)]) == 0  # a draft being edited is kept
     assert path.read_text(encoding="utf-8").endswith("# reviewer notes\n")
 
 
 def test_similar_unanswered_questions_are_grouped(tmp_path, capsys):
-    store = FeedbackStore(tmp_path / "f.sqlite3")
+    store = FeedbackStore(tmp_path / "f.sqlite3")  # the grouping is the store's rows, whatever the backend
     for q in [
         "RuntimeError: fixture allocator exhausted when serving Qwen3-8B",
         "how to fix RuntimeError: fixture allocator exhausted on L4",

@@ -1,4 +1,6 @@
-"""The SQLite feedback store: durable records, knowledge gaps, export, Slack thread turns."""
+"""The feedback store's contract, on both backends: durable records, knowledge gaps, export, Slack thread
+turns, masking, retention. Each test runs on a SQLite file and on a database of the session's real
+PostgreSQL server (tests/postgres_server.py); the file's permissions are SQLite's own test."""
 
 from __future__ import annotations
 
@@ -14,16 +16,28 @@ from assistant.feedback.store import FeedbackStore
 from assistant.models import Turn
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> FeedbackStore:
-    return FeedbackStore(tmp_path / "sub" / "feedback.sqlite3")
+def stored_text(store: FeedbackStore) -> str:
+    """Every text column of every row, read straight from the database (not through the store's own reads)."""
+    from assistant.db.connection import connect
+
+    conn = connect(store.target)
+    try:
+        tables = {
+            "questions": "question",
+            "feedback": "question || ' ' || answer || ' ' || comment",
+            "threads": "content",
+            "thread_replies": "text",
+        }
+        return "\n".join(r[0] for t, col in tables.items() for r in conn.execute(f"SELECT {col} FROM {t}").fetchall())
+    finally:
+        conn.close()
 
 
 def test_feedback_survives_a_new_connection(store: FeedbackStore) -> None:
     qid = store.record_question("ui", "RuntimeError: not home_path.empty()", False, "deepgemm-fp8-home-path-empty")
     fid = store.record("ui", "up", "RuntimeError: not home_path.empty()", "answer [1]", False, "worked", "u1", qid)
     store.close()
-    again = FeedbackStore(store.path)
+    again = FeedbackStore(store.location)
     [rec] = again.list()
     assert (rec.id, rec.face, rec.rating, rec.comment, rec.user, rec.question_id) == (
         fid,
@@ -89,31 +103,34 @@ def test_concurrent_writers(store: FeedbackStore) -> None:
 SECRET = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 
 
-def test_secrets_are_masked_before_they_are_stored_and_the_file_is_private(tmp_path: Path) -> None:
-    import os
-    import sqlite3
-    import stat
-
-    store = FeedbackStore(tmp_path / "new" / "feedback.sqlite3")
+def test_secrets_are_masked_before_they_are_stored(store: FeedbackStore) -> None:
     question = f"HF_TOKEN={SECRET} vllm serve x fails: Authorization: Bearer sk-live-0123456789abcdefXYZ"
     qid = store.record_question("api", question, False)
     store.record("ui", "down", question, "answer", False, comment=f"my token is {SECRET}", question_id=qid)
     store.append_turn("slack:C1:1.0", Turn("user", question))
-    store.close()
-    raw = sqlite3.connect(tmp_path / "new" / "feedback.sqlite3")
-    dump = "\n".join(raw.iterdump())
-    raw.close()
+    store.link_thread("slack:C1:1.0", qid)
+    assert store.record_reply("slack:C1:1.0", "2.0", "U2", f"try HF_TOKEN={SECRET}")
+    dump = stored_text(store)
     assert SECRET not in dump and "sk-live-0123456789abcdefXYZ" not in dump
-    assert "HF_TOKEN=[REDACTED]" in dump and "vllm serve x fails" in dump
+    assert dump.count("HF_TOKEN=[REDACTED]") == 4 and "my token is [REDACTED]" in dump and "vllm serve x fails" in dump
+
+
+def test_the_sqlite_file_and_its_folder_are_private(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    store = FeedbackStore(tmp_path / "new" / "feedback.sqlite3")
+    store.record_question("api", "q", False)
+    store.close()
     for f in (tmp_path / "new").iterdir():  # the database and its WAL/SHM companions
         assert stat.S_IMODE(os.stat(f).st_mode) == 0o600, f
     assert stat.S_IMODE(os.stat(tmp_path / "new").st_mode) == 0o700
 
 
-def test_retention_purges_old_rows(tmp_path: Path) -> None:
+def test_retention_purges_old_rows(make_store) -> None:
     import time
 
-    store = FeedbackStore(tmp_path / "f.sqlite3", retention_days=7)
+    store = make_store(retention_days=7)
     old = store.record_question("api", "old question", True)
     store.record("api", "up", "old question", "a", False, question_id=old)
     store.append_turn("slack:C:1", Turn("user", "old turn"))
@@ -124,8 +141,8 @@ def test_retention_purges_old_rows(tmp_path: Path) -> None:
     assert store.purge(now=now + 86400) == 0 and store.question(fresh) is not None
 
 
-def test_question_logging_can_be_off(tmp_path: Path) -> None:
-    store = FeedbackStore(tmp_path / "f.sqlite3", log_questions=False)
+def test_question_logging_can_be_off(make_store) -> None:
+    store = make_store(log_questions=False)
     assert store.record_question("api", "anything", True) is None
     assert store.gaps() == []
 
@@ -139,3 +156,55 @@ def test_an_unwritable_store_raises_a_store_error_and_remembers_it(tmp_path: Pat
     with pytest.raises(StoreError, match="cannot be written"):
         store.record_question("api", "q", False)
     assert store.failure and store.failures == 1
+
+
+def test_replies_in_threads_the_assistant_abstained_in_are_answered_gaps_in_time_order(store: FeedbackStore) -> None:
+    gap = store.record_question("slack", "unknown error", True)
+    store.link_thread("slack:C1:1.0", gap)
+    store.link_thread("slack:C1:1.0", gap)  # linking twice keeps one link
+    assert not store.record_reply("slack:C9:1.0", "2.0", "U1", "a thread the assistant is not in")
+    assert store.record_reply("slack:C1:1.0", "1700000010.5", "U2", "second")
+    assert store.record_reply("slack:C1:1.0", "999999999.9", "U3", "first (an earlier time, fewer digits)")
+    assert store.record_reply("slack:C1:1.0", "1700000010.5", "U2", "second, edited")  # the same message again
+    [answered] = store.answered_gaps()
+    assert answered.question.id == gap and answered.conversation == "slack:C1:1.0"
+    assert [(r.user, r.text) for r in answered.replies] == [("U3", "first (an earlier time, fewer digits)"),
+                                                             ("U2", "second, edited")]  # fmt: skip
+
+
+def test_times_keep_their_precision(store: FeedbackStore) -> None:
+    import time
+
+    before = time.time()
+    qid = store.record_question("api", "q", True)
+    assert abs(store.question(qid).ts - before) < 5  # PostgreSQL's 4-byte REAL would be minutes off
+
+
+def test_an_unreachable_database_is_a_store_error_that_names_no_password() -> None:
+    from assistant.errors import StoreError
+    from tests.server import free_port
+
+    port = free_port()
+    store = FeedbackStore(f"postgresql://assistant:s3cret-pw@127.0.0.1:{port}/assistant")
+    with pytest.raises(StoreError, match="cannot be written") as caught:
+        store.record_question("api", "q", False)
+    assert "s3cret-pw" not in str(caught.value) and f"postgresql://127.0.0.1:{port}/assistant" in str(caught.value)
+    assert store.failure and store.failures == 1
+    with pytest.raises(StoreError, match="cannot be read"):
+        store.gaps()
+
+
+def test_a_connection_the_server_dropped_is_replaced(postgres_url: str) -> None:
+    import psycopg
+
+    store = FeedbackStore(postgres_url)
+    store.record_question("api", "before the restart", True)
+    with psycopg.connect(postgres_url, autocommit=True) as admin:  # what a server restart does to a session
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        )
+    store.record_question("api", "after the restart", True)  # noticed at BEGIN, nothing lost: a new session
+    assert [g.question for g in store.gaps()] == ["after the restart", "before the restart"]
+    assert store.failure is None
+    store.close()

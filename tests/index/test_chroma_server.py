@@ -2,43 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import time
-from pathlib import Path
-
-import httpx
 import pytest
 
 from assistant.service import Assistant
+from tests.chroma_server import chroma_server
 from tests.conftest import CURATED, make_settings
 from tests.server import free_port
 
 
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory):
-    exe = shutil.which("chroma") or str(Path(__import__("sys").executable).parent / "chroma")
-    port = free_port()
-    data = tmp_path_factory.mktemp("chroma-server")
-    log = (data / "server.log").open("w")
-    proc = subprocess.Popen([exe, "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (data / "server.log").read_text()
-            try:
-                if httpx.get(url + "/api/v2/heartbeat", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "chroma run did not answer its heartbeat"
-            time.sleep(0.2)
+    with chroma_server(tmp_path_factory.mktemp("chroma-server")) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
 
 
 def test_ingest_and_answer_through_a_chroma_server(chroma_url, tmp_path, embedder):

@@ -152,14 +152,14 @@ def test_the_server_start_indexes_the_releases_docs_before_ready_or_serves_witho
 
 
 def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_the_docs(tmp_path, embedder):
-    from assistant.sync.state import exclusive
+    from assistant.sync.lock import file_lock
 
     with FakeIndex() as index:
         index.add(SDIST, _blob())
         assistant = _with_release(tmp_path, embedder, index.url)
         settings = assistant.settings
         ready = Readiness()
-        with exclusive(settings.index_dir / f"sync-{settings.collection}.lock"):  # e.g. `python -m assistant sync`
+        with file_lock(settings.index_dir / f"sync-{settings.collection}.lock"):  # e.g. `python -m assistant sync`
             ready.prepare(assistant)
         assert ready.state == "ready" and ready.chunks == CURATED, ready.detail
         assert not any(r.startswith("/files/") for r in index.requests)
