@@ -52,9 +52,11 @@ def create_api(
 
     scheduler = SyncScheduler(settings, assistant)  # runs only when sync_interval_minutes > 0
     readiness.on_ready.append(lambda _r: scheduler.start())
+    scheduler.after_run.append(lambda _report: readiness.recheck(assistant))  # a sync must leave an index that answers
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        store.check()  # a corrupt or read-only feedback DB shows in /readyz now, not at the first failed write
         if prepare and not readiness.ready:
             readiness.start(assistant)
         yield

@@ -172,6 +172,30 @@ class FeedbackStore:
                 raise self._failed(exc) from exc
             self.failure = None
 
+    def check(self) -> str | None:
+        """Open the store, check it and try a write that is rolled back, so that a corrupt, read-only or
+        unreadable file shows in `failure` (and /readyz) at start, not only when the first write fails.
+        None when the store is writable; else the reason, also kept in `failure`."""
+        with self._lock:
+            conn = None
+            try:
+                conn = self._connection()
+                verdict = conn.execute("PRAGMA quick_check(1)").fetchone()
+                if not verdict or verdict[0] != "ok":
+                    raise sqlite3.DatabaseError(f"integrity check failed: {verdict[0] if verdict else 'no answer'}")
+                conn.execute("BEGIN IMMEDIATE")
+                # A read-only file (or folder) accepts BEGIN; only a real write finds out. Rolled back below.
+                conn.execute("INSERT INTO thread_replies (conversation, ts, user, text) VALUES ('', '', '', '')")
+            except (sqlite3.Error, OSError) as exc:
+                self._failed(exc)
+                log.error("feedback store unusable", extra={"store": self.path.name, "error": self.failure})
+                return self.failure
+            finally:
+                if conn is not None:
+                    _rollback(conn)
+            self.failure = None
+            return None
+
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
             try:
