@@ -46,7 +46,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, embedder) -> tuple[Path, Pat
     corpus = root / "corpus"
     shutil.copytree(REPO_ROOT / "corpus" / "entries", corpus / "entries")
     (corpus / "docs").mkdir()
-    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    words += ["india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
     lines = ["# Generated notes", ""]
     for i in range(NOTES):
         a, b, c = words[i % 16], words[(i // 16) % 16], words[(i // 256) % 16]
@@ -130,9 +131,8 @@ def test_app_py_on_a_damaged_index_stays_up_and_says_why_and_how_to_repair(built
         "ASSISTANT_VLLM_RELEASES": "[]",
         "ASSISTANT_RELEASE_DOCS": "false",
     }
-    proc, base = start_app(
-        ["--no-ui"], env, stdout=subprocess.DEVNULL, wait=300, until=lambda r: r.json().get("status") in ("failed", "ready")
-    )
+    settled = lambda r: r.json().get("status") in ("failed", "ready")  # noqa: E731 - refused, or (wrongly) served
+    proc, base = start_app(["--no-ui"], env, stdout=subprocess.DEVNULL, wait=300, until=settled)
     try:
         ready = httpx.get(base + "/readyz", timeout=10)
         assert ready.status_code == 503, ready.text
