@@ -131,7 +131,7 @@ def test_app_py_on_a_damaged_index_stays_up_and_says_why_and_how_to_repair(built
         "ASSISTANT_VLLM_RELEASES": "[]",
         "ASSISTANT_RELEASE_DOCS": "false",
     }
-    settled = lambda r: r.json().get("status") in ("failed", "ready")  # noqa: E731 - refused, or (wrongly) served
+    settled = lambda r: r.json().get("status") in ("failed", "ready")  # refused, or (wrongly) served
     proc, base = start_app(["--no-ui"], env, stdout=subprocess.DEVNULL, wait=300, until=settled)
     try:
         ready = httpx.get(base + "/readyz", timeout=10)
