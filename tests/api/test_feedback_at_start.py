@@ -40,7 +40,7 @@ def test_readyz_reports_an_unusable_feedback_store_before_any_write(
     api_assistant, api_settings, serve_api, request: pytest.FixtureRequest, db: str, says: str
 ) -> None:
     path = request.getfixturevalue(db)
-    with serve_api(api_assistant, api_settings.with_overrides(feedback_db=path)) as (app, client):
+    with serve_api(api_assistant, api_settings.with_overrides(feedback_db=path)) as (_app, client):
         ready = client.get("/readyz")  # the first request this server answers: nothing was written yet
         state = ready.json()["feedback_store"]
         assert ready.status_code == 200 and state.startswith("failing") and says in state, ready.text
