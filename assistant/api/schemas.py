@@ -124,7 +124,8 @@ class ChatRequest(BaseModel):
 
 
 class Readiness(BaseModel):
-    """`GET /readyz`: `ready`, or why not yet (`starting`, `loading`, `waiting`, `failed`) with a detail."""
+    """`GET /readyz`: `ready`, or why not (`starting`, `loading`, `waiting`, `failed`) with a detail; `failed`
+    includes an index that fails its self-check, with the repair in the detail."""
 
     status: str
     detail: str | None = None
