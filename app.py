@@ -28,6 +28,14 @@ from assistant.settings import Settings
 log = logging.getLogger("assistant.app")
 
 
+def proxy_options(settings: Settings) -> dict:
+    """uvicorn's proxy settings from ours: X-Forwarded-For is read only from the proxies `forwarded_allow_ips`
+    names. uvicorn alone would trust 127.0.0.1 (or $FORWARDED_ALLOW_IPS), letting any local client pick the
+    address the failed-key limit counts against."""
+    allowed = [ip.strip() for ip in settings.forwarded_allow_ips if ip.strip()]
+    return {"proxy_headers": bool(allowed), "forwarded_allow_ips": allowed or None}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the vLLM troubleshooting assistant (UI, API, Slack).")
     parser.add_argument("--host", help="bind address (env ASSISTANT_HOST, default 127.0.0.1)")
@@ -61,7 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     uvicorn.run(
-        app, host=settings.host, port=settings.port, log_config=None, access_log=False, timeout_graceful_shutdown=5
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        **proxy_options(settings),
     )
     return 0
 

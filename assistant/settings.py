@@ -103,6 +103,17 @@ class Settings(BaseSettings):
     rate_limit_per_minute: int = Field(
         0, ge=0, description="Requests a minute each key (or client address, without keys) may POST; 0: no limit."
     )
+    failed_keys_per_minute: int = Field(
+        20,
+        ge=0,
+        description="Wrong keys (Bearer, cookie or /login) a client address may try a minute before 429 "
+        "(at most `rate_limit_per_minute` when that is set); 0: no limit.",
+    )
+    forwarded_allow_ips: list[str] = Field(
+        default_factory=list,
+        description="Proxies (addresses, CIDR ranges, or '*') whose X-Forwarded-For/-Proto name the client; "
+        "none by default, so a client cannot choose the address it is limited by.",
+    )
     max_body_bytes: int = Field(256_000, ge=1024, description="Largest accepted HTTP request body, on every route.")
     feedback_db: Path = Field(
         REPO_ROOT / ".data" / "feedback.sqlite3", description="SQLite file for feedback (created 0600, secrets masked)."

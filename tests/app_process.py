@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -26,8 +27,10 @@ def start_app(
     stdout: int | IO[str] = subprocess.PIPE,
     stderr: int | IO[str] = subprocess.PIPE,
     wait: float = 120,
+    until: Callable[[httpx.Response], bool] = lambda r: r.status_code == 200,
 ) -> tuple[subprocess.Popen, str]:
-    """(process, base URL) of app.py on a free loopback port, once ready; the caller terminates it."""
+    """(process, base URL) of app.py on a free loopback port, once ready (or once its /readyz answer meets
+    `until`: a test of a server that must refuse readiness waits for the refusal); the caller terminates it."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "app.py", *args, "--port", str(port)],
@@ -43,7 +46,7 @@ def start_app(
         if proc.poll() is not None:
             raise AppNotReady(f"app.py exited with {proc.returncode}" + _stderr(proc))
         try:
-            if httpx.get(base + "/readyz", timeout=2).status_code == 200:
+            if until(httpx.get(base + "/readyz", timeout=2)):
                 return proc, base
         except httpx.TransportError:
             pass

@@ -6,6 +6,13 @@ With `api_keys` set, every request needs `Authorization: Bearer <key>` or the se
 `/docs` and `/openapi.json` follow `ops_access`: open on a loopback host, keyed otherwise (`auto`).
 The UI takes no files, so Gradio's upload routes are off (403) for everyone. Requests that ask (every
 POST) are rate-limited per key, or per client address when no keys are set.
+
+Wrong keys are limited per client address, whichever way they are tried (a Bearer header, the session
+cookie, the /login form): one bucket, spent only by failures, so a client's right key is never used up by
+its own successful requests nor by another client's guesses. While a client's bucket is empty every keyed
+request from it gets 429, the right key too: answering a right key then would tell a guesser when it hit.
+The client address is the TCP peer, or what X-Forwarded-For says when the peer is a proxy named in
+`forwarded_allow_ips` (app.py hands that to uvicorn; nothing is trusted by default).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Literal
 from urllib.parse import parse_qs
 
 from assistant.api.ratelimit import RateLimiter
+from assistant.api.redirects import DEFAULT_NEXT, safe_next
 from assistant.settings import Settings
 
 log = logging.getLogger("assistant.api")
@@ -64,10 +72,12 @@ def classify(path: str, ui_path: str = "/ui") -> Kind:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is asking: `key:<n>` for the n-th API key, else `addr:<client address>`."""
+    """Who is asking: `key:<n>` for the n-th API key, else `addr:<client address>`; `tried`: a key or a
+    session cookie was sent and is wrong (a failed attempt, unlike sending none)."""
 
     id: str
     authenticated: bool
+    tried: bool = False
 
 
 class AccessPolicy:
@@ -77,11 +87,13 @@ class AccessPolicy:
         ops_open: bool,
         rate_limit_per_minute: int = 0,
         ui_path: str = "/ui",
+        failed_keys_per_minute: int = 0,
     ):
         self._keys = [k.encode() for k in keys if k]
         self._tokens = [session_token(k).encode() for k in keys if k]
         self.ops_open = ops_open
         self.limiter = RateLimiter(rate_limit_per_minute) if rate_limit_per_minute > 0 else None
+        self.failures = RateLimiter(failed_keys_per_minute) if failed_keys_per_minute > 0 else None
         self.ui_path = ui_path
 
     @classmethod
@@ -93,7 +105,12 @@ class AccessPolicy:
                 "the API, /metrics and /docs; set ASSISTANT_API_KEYS",
                 extra={"host": settings.host},
             )
-        return cls(settings.api_keys, ops_open, settings.rate_limit_per_minute, ui_path="/ui")
+        failed = settings.failed_keys_per_minute
+        if failed and settings.rate_limit_per_minute:  # a guess is never cheaper than a request
+            failed = min(failed, settings.rate_limit_per_minute)
+        return cls(
+            settings.api_keys, ops_open, settings.rate_limit_per_minute, ui_path="/ui", failed_keys_per_minute=failed
+        )
 
     def session_cookie(self, key_index: int) -> str:
         return self._tokens[key_index].decode()
@@ -118,7 +135,7 @@ class AccessPolicy:
                 i = self.key_index(token)
                 if i is not None:
                     return Caller(f"key:{i}", True), None
-                return Caller(f"addr:{client}", False), "invalid API key"
+                return Caller(f"addr:{client}", False, tried=True), "invalid API key"
         cookie = SimpleCookie()
         try:
             cookie.load(headers.get("cookie", ""))
@@ -129,6 +146,9 @@ class AccessPolicy:
             for i, token in enumerate(self._tokens):
                 if hmac.compare_digest(value, token):
                     return Caller(f"key:{i}", True), None
+            if self._tokens:
+                problem = "invalid session (the key may have changed): log in again at /login"
+                return Caller(f"addr:{client}", False, tried=True), problem
         problem = "missing API key: send 'Authorization: Bearer <key>' (browsers: log in at /login)"
         return Caller(f"addr:{client}", False), problem
 
@@ -138,7 +158,7 @@ def _error(status: int, message: str, kind: str, headers: Sequence[tuple[bytes, 
     return status, [(b"content-type", b"application/json"), *headers], body
 
 
-def login_page(next_path: str = "/ui/", problem: str = "") -> bytes:
+def login_page(next_path: str = DEFAULT_NEXT, problem: str = "") -> bytes:
     note = f'<p role="alert" style="color:#b00">{html.escape(problem)}</p>' if problem else ""
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Log in · vLLM troubleshooting \
 assistant</title><meta name="viewport" content="width=device-width,initial-scale=1"></head>
@@ -147,13 +167,6 @@ assistant</title><meta name="viewport" content="width=device-width,initial-scale
 <form method="post" action="{LOGIN_PATH}"><input type="hidden" name="next" value="{html.escape(next_path)}">
 <label>API key <input id="key" name="key" type="password" autocomplete="current-password" required autofocus></label>
 <button type="submit">Log in</button></form></body></html>""".encode()
-
-
-def _safe_next(value: str) -> str:
-    """Only same-site paths: `/ui/`, never `//evil.example` or `https://…`."""
-    if value.startswith("/") and not value.startswith("//") and "\\" not in value:
-        return value
-    return "/ui/"
 
 
 class AccessMiddleware:
@@ -179,10 +192,17 @@ class AccessMiddleware:
                 scope, send, *_error(403, "uploads are off: this UI takes no files", "permission_error")
             )
         needs_key = self.policy.keyed and (kind == "keyed" or (kind == "ops" and not self.policy.ops_open))
+        if needs_key and (caller.tried or caller.authenticated):
+            wait = self._locked_out(client)
+            if wait is not None:
+                return await self._send(scope, send, *_error(429, _locked_message(wait), "rate_limit_error", _retry(wait)))
         if needs_key and problem is not None:
+            if caller.tried:
+                self._failed(client, "wrong key")
             if _wants_html(scope, headers):
                 query = scope["query_string"].decode("latin-1")
-                target = _safe_next(path + (f"?{query}" if query else ""))
+                raw = scope.get("raw_path") or path.encode()
+                target = safe_next(raw.decode("latin-1") + (f"?{query}" if query else ""))
                 page = login_page(target)  # the form posts the key to /login, which sets the cookie
                 return await self._send(scope, send, 401, [(b"content-type", b"text/html; charset=utf-8")], page)
             www = [(b"www-authenticate", b'Bearer realm="assistant"')]
@@ -196,25 +216,31 @@ class AccessMiddleware:
             wait = self.policy.limiter.check(caller.id)
             if wait is not None:
                 message = f"rate limit exceeded: at most {int(self.policy.limiter.capacity)} requests a minute; retry in {wait} s"
-                return await self._send(
-                    scope, send, *_error(429, message, "rate_limit_error", [(b"retry-after", str(wait).encode())])
-                )
+                return await self._send(scope, send, *_error(429, message, "rate_limit_error", _retry(wait)))
         return await self.app(scope, receive, send)
+
+    def _locked_out(self, client: str) -> int | None:
+        """Seconds until `client` may try a key again, or None when it may now."""
+        return self.policy.failures.peek(f"addr:{client}") if self.policy.failures is not None else None
+
+    def _failed(self, client: str, what: str) -> None:
+        if self.policy.failures is not None:
+            self.policy.failures.check(f"addr:{client}")
+        log.warning(what, extra={"client": client})
 
     async def _login(self, scope, receive, send, headers: dict[str, str], client: str):
         if scope["method"] == "GET":
-            nxt = _safe_next(parse_qs(scope["query_string"].decode("latin-1")).get("next", ["/ui/"])[0])
+            nxt = safe_next(parse_qs(scope["query_string"].decode("latin-1")).get("next", [DEFAULT_NEXT])[0])
             return await self._send(scope, send, 200, [(b"content-type", b"text/html; charset=utf-8")], login_page(nxt))
         if scope["method"] != "POST":
             return await self._send(
                 scope, send, *_error(405, f"method {scope['method']} is not allowed on /login", "invalid_request_error")
             )
-        if self.policy.limiter is not None and self.policy.limiter.check(f"login:{client}") is not None:
-            return await self._send(
-                scope,
-                send,
-                *_error(429, "too many login attempts; wait a minute", "rate_limit_error", [(b"retry-after", b"60")]),
-            )
+        wait = self._locked_out(client) if self.policy.keyed else None
+        if wait is not None:
+            page = login_page(DEFAULT_NEXT, _locked_message(wait))
+            html_type = (b"content-type", b"text/html; charset=utf-8")
+            return await self._send(scope, send, 429, [html_type, *_retry(wait)], page)
         body = b""
         while True:
             message = await receive()
@@ -227,12 +253,12 @@ class AccessMiddleware:
                 break
         form = parse_qs(body.decode("utf-8", "replace"))
         key = (form.get("key") or [""])[0]
-        nxt = _safe_next((form.get("next") or ["/ui/"])[0])
+        nxt = safe_next((form.get("next") or [DEFAULT_NEXT])[0])
         if not self.policy.keyed:
             return await self._send(scope, send, 303, [(b"location", nxt.encode())], b"")
         i = self.policy.key_index(key) if key else None
         if i is None:
-            log.warning("login failed", extra={"client": client})
+            self._failed(client, "login failed")
             page = login_page(nxt, "That key is not valid.")
             return await self._send(scope, send, 401, [(b"content-type", b"text/html; charset=utf-8")], page)
         secure = "; Secure" if scope.get("scheme") == "https" else ""
@@ -247,6 +273,14 @@ class AccessMiddleware:
         headers = [*headers, (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+def _retry(wait: int) -> list[tuple[bytes, bytes]]:
+    return [(b"retry-after", str(wait).encode())]
+
+
+def _locked_message(wait: int) -> str:
+    return f"too many wrong keys from this address; retry in {wait} s"
 
 
 def _wants_html(scope, headers: dict[str, str]) -> bool:

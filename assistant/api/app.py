@@ -31,6 +31,8 @@ def _open_store(store: FeedbackStore) -> None:
         store.open()
     except StoreError as exc:
         log.error("feedback store unavailable at start-up", extra={"error": str(exc)})
+        return
+    store.check()  # a database that connects but cannot be written shows in /readyz too
 
 
 def _require_ready(request: Request) -> None:
@@ -66,9 +68,12 @@ def create_api(
 
     scheduler = SyncScheduler(settings, assistant)  # runs only when sync_interval_minutes > 0
     readiness.on_ready.append(lambda _r: scheduler.start())
+    scheduler.after_run.append(lambda _report: readiness.recheck(assistant))  # a sync must leave an index that answers
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        if store.path is not None:  # a local file is checked before the first request; a server in _open_store
+            store.check()  # a corrupt or read-only feedback DB shows in /readyz now, not at the first failed write
         if prepare and not readiness.ready:
             readiness.start(assistant)
             threading.Thread(target=_open_store, args=(store,), name="assistant-store-open", daemon=True).start()

@@ -1,4 +1,5 @@
-"""Requests per minute per caller (an API key, or a client address when no keys are set): a token bucket (pure)."""
+"""Events per minute per caller, as a token bucket (pure): requests per key or client address, and failed
+key attempts per client address."""
 
 from __future__ import annotations
 
@@ -35,6 +36,17 @@ class RateLimiter:
                 return None
             self._buckets[caller] = (tokens, now)
             return max(1, math.ceil((1.0 - tokens) / self.rate))
+
+    def peek(self, caller: str) -> int | None:
+        """Like `check`, but spends nothing: None while the caller has a token left, else the seconds to wait.
+
+        The failed-attempt limit asks this before a key is even compared, and spends a token (`check`)
+        only when the key turns out wrong."""
+        now = self.clock()
+        with self._lock:
+            tokens, last = self._buckets.get(caller, (self.capacity, now))
+            tokens = min(self.capacity, tokens + (now - last) * self.rate)
+            return None if tokens >= 1.0 else max(1, math.ceil((1.0 - tokens) / self.rate))
 
     def _forget_idle(self, now: float) -> None:
         """Bound memory: drop callers whose bucket has refilled (they are indistinguishable from new ones)."""

@@ -2,6 +2,11 @@
 
 An unfinished build (first run, or one interrupted) is finished before ready. A Chroma server that
 cannot be reached yet is retried with exponential backoff; `/readyz` says what it is waiting for.
+
+Ready means the index answers, not that it opens: an embedded index is first checked in a child process
+(a damaged HNSW file kills whoever reads it), and once loaded, one vector query and one lexical query on
+chunks it holds must find them, at start and after each sync. A failure keeps `/readyz` at 503 with the
+reason and the repair, and is logged once; the server stays up instead of crash-looping.
 """
 
 from __future__ import annotations
@@ -11,12 +16,30 @@ import threading
 import time
 
 from assistant.errors import AssistantError, StoreUnavailableError, SyncError
+from assistant.index.health import check_index
+from assistant.index.probe import probe_vector_index
 from assistant.service import Assistant
+from assistant.settings import Settings
 
 log = logging.getLogger("assistant.api")
 
 RETRY_FIRST_SECONDS = 1.0
 RETRY_MAX_SECONDS = 30.0
+
+
+def repair_hint(settings: Settings) -> str:
+    """How to get a working index back (the index is derived data: it is rebuilt from its sources)."""
+    if settings.chroma_url:
+        return (
+            f"delete the collection {settings.collection!r} on the Chroma server (or point chroma_url at a fresh "
+            f"one) and restart: the index is rebuilt from {settings.corpus_dir}"
+        )
+    where = settings.index_dir
+    return (
+        f"stop the server, move the index folder aside (mv {where} {where}.damaged) and start it again: it is "
+        f"rebuilt from {settings.corpus_dir} and the releases in vllm_releases; run `python -m assistant sync` "
+        "again for synced sources"
+    )
 
 
 class Readiness:
@@ -30,6 +53,7 @@ class Readiness:
         self.seconds: float | None = None
         self.chunks: int | None = None
         self.attempts = 0
+        self.index_problem: str | None = None  # the last failed index check, until one passes
         self.on_ready: list = []  # callables run once ready (e.g. app.py prints where to open the UI)
 
     @property
@@ -44,8 +68,14 @@ class Readiness:
         self._stopping.set()
 
     def prepare(self, assistant: Assistant) -> None:
-        """Finish or build the index (progress logged), load the model and indexes, then mark ready."""
+        """Check, finish or build the index (progress logged), load the model and indexes, check they answer,
+        then mark ready."""
         started = time.perf_counter()
+        self.state, self.detail = "loading", "checking the vector index"
+        damaged = probe_vector_index(assistant.settings)
+        if damaged is not None:  # before this process maps the files: a damaged one would kill it
+            self._index_failed(assistant.settings, damaged)
+            return
         delay = self.retry_first
         while True:
             self.attempts += 1
@@ -68,12 +98,45 @@ class Readiness:
                 self.state, self.detail = "failed", f"{type(exc).__name__}: {exc}"
                 log.exception("start-up failed")
                 return
+        problem = self._check(assistant)
+        if problem is not None:
+            self._index_failed(assistant.settings, problem)
+            return
         self.seconds = time.perf_counter() - started
         self.state, self.detail = "ready", ""
         self._event.set()
         log.info("ready", extra={"chunks": self.chunks, "seconds": round(self.seconds, 2)})
         for callback in self.on_ready:
             callback(self)
+
+    @staticmethod
+    def _check(assistant: Assistant) -> str | None:
+        try:
+            return check_index(assistant.store, assistant.retriever.lexical)
+        except Exception as exc:  # noqa: BLE001 - loading the lexical side failed: the index does not answer
+            return f"the index cannot be loaded ({type(exc).__name__}: {exc})"
+
+    def _index_failed(self, settings: Settings, problem: str) -> None:
+        """Not ready (any more): say why and how to repair it, in /readyz and once in the log."""
+        self._event.clear()
+        self.index_problem = problem
+        self.state = "failed"
+        self.detail = f"the index does not answer: {problem}. Repair: {repair_hint(settings)}"
+        log.error("index damaged; not ready", extra={"error": problem, "repair": repair_hint(settings)})
+
+    def recheck(self, assistant: Assistant) -> bool:
+        """After a sync: check the index answers again; a failure turns /readyz 503, a pass after a failure
+        turns it ready again. True when it answers."""
+        problem = self._check(assistant)
+        if problem is not None:
+            self._index_failed(assistant.settings, problem)
+            return False
+        if self.index_problem is not None:
+            log.info("index answers again; ready", extra={"was": self.index_problem})
+            self.index_problem = None
+            self.state, self.detail = "ready", ""
+            self._event.set()
+        return True
 
     def _load(self, assistant: Assistant) -> None:
         def progress(message: str) -> None:

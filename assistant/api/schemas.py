@@ -19,11 +19,21 @@ def _integral(value: Any) -> Any:
 
 HitCount = Annotated[StrictInt, Field(ge=1, le=50), BeforeValidator(_integral)]
 
+# What `validate_question` enforces, stated for clients and schema fuzzers: at least one letter or digit in
+# any script (`has_words`: Unicode categories L and N). Checked in code, not by pydantic, so that a wordless
+# question gets the 400 that says what to paste rather than a regex error.
+HAS_WORDS = r"[\p{L}\p{N}]"
+_QUESTION_SCHEMA = {"minLength": 1, "pattern": HAS_WORDS}
+
 
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: StrictStr = Field(description="The error message, traceback or problem description.")
+    question: StrictStr = Field(
+        description="The error message, traceback or problem description: at least one letter or digit "
+        "(else 400), at most `max_question_chars` characters.",
+        json_schema_extra=_QUESTION_SCHEMA,
+    )
     k: HitCount | None = Field(None, description="Number of hits returned, 1-50 (default: settings.top_k).")
     vllm_version: StrictStr | None = Field(
         None,
@@ -72,19 +82,50 @@ class ChatMessage(BaseModel):
         return self.content or ""
 
 
+# A conversation needs a user message with words (`conversation` in routes/chat.py picks the last one).
+_HAS_QUESTION = {
+    "contains": {
+        "type": "object",
+        "required": ["role", "content"],
+        "properties": {
+            "role": {"const": "user"},
+            "content": {
+                "anyOf": [
+                    {"type": "string", **_QUESTION_SCHEMA},
+                    {
+                        "type": "array",
+                        "contains": {
+                            "type": "object",
+                            "required": ["type", "text"],
+                            "properties": {"type": {"const": "text"}, "text": {"type": "string", **_QUESTION_SCHEMA}},
+                        },
+                    },
+                ]
+            },
+        },
+    }
+}
+
+
 class ChatRequest(BaseModel):
     """OpenAI's chat completion request; sampling fields are accepted and ignored (answers are grounded)."""
 
     model_config = ConfigDict(extra="allow")
 
     model: StrictStr | None = None
-    messages: list[ChatMessage] = Field(min_length=1)
+    messages: list[ChatMessage] = Field(
+        min_length=1,
+        description="The question is the last user message with a letter or digit (400 when there is none); "
+        "the user and assistant messages before it are the conversation; messages after it are ignored.",
+        json_schema_extra=_HAS_QUESTION,
+    )
     stream: StrictBool | None = False
     k: HitCount | None = Field(None, description="Number of hits retrieved, 1-50 (extension).")
 
 
 class Readiness(BaseModel):
-    """`GET /readyz`: `ready`, or why not yet (`starting`, `loading`, `waiting`, `failed`) with a detail."""
+    """`GET /readyz`: `ready`, or why not (`starting`, `loading`, `waiting`, `failed`) with a detail; `failed`
+    includes an index that fails its self-check, with the repair in the detail."""
 
     status: str
     detail: str | None = None

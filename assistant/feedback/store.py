@@ -149,6 +149,33 @@ class FeedbackStore:
             conn.execute("BEGIN")
         return conn
 
+    def check(self) -> str | None:
+        """Open the store, check it and try a write that is rolled back, so that a corrupt, read-only or
+        unreachable database shows in `failure` (and /readyz) at start, not only when the first write fails.
+        None when the store is writable; else the reason, also kept in `failure`."""
+        with self._lock:
+            conn = None
+            try:
+                conn = self._connection()
+                if self.target.dialect == "sqlite":
+                    verdict = conn.execute("PRAGMA quick_check(1)").fetchone()
+                    if not verdict or verdict[0] != "ok":
+                        raise DatabaseError(f"integrity check failed: {verdict[0] if verdict else 'no answer'}")
+                    conn.execute("BEGIN IMMEDIATE")
+                else:
+                    conn.execute("BEGIN")
+                # A read-only file (or folder) accepts BEGIN; only a real write finds out. Rolled back below.
+                conn.execute("""INSERT INTO thread_replies (conversation, ts, "user", text) VALUES ('', '', '', '')""")
+            except (DatabaseError, OSError) as exc:
+                self._failed(exc)
+                log.error("feedback store unusable", extra={"store": self.label, "error": self.failure})
+                return self.failure
+            finally:
+                if conn is not None:
+                    _rollback(conn)
+            self.failure = None
+            return None
+
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
             try:

@@ -203,9 +203,21 @@ class ChromaStore:
         got = self.collection.get(ids=list(ids), include=["embeddings"])
         return {cid: np.asarray(vec, dtype=np.float32) for cid, vec in zip(got["ids"], got["embeddings"])}
 
+    def vector_at(self, offset: int) -> tuple[str, np.ndarray] | None:
+        """(id, stored vector) of the chunk at `offset` in the store's order; the index self-check asks for it."""
+        got = self.collection.get(limit=1, offset=offset, include=["embeddings"])
+        if not got["ids"]:
+            return None
+        return got["ids"][0], np.asarray(got["embeddings"][0], dtype=np.float32)
+
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the n nearest chunks; n must not exceed the chunks stored."""
         if n <= 0:
             return []
-        res = self.collection.query(query_embeddings=[vector], n_results=n, include=["distances"])
+        from chromadb.errors import ChromaError
+
+        try:
+            res = self.collection.query(query_embeddings=[vector], n_results=n, include=["distances"])
+        except ChromaError as exc:  # a damaged index: a 503 saying so, not a bare 500
+            raise IndexError_(f"the vector index at {self.location} fails a query ({type(exc).__name__}: {exc})") from exc
         return [(cid, 1.0 - float(d)) for cid, d in zip(res["ids"][0], res["distances"][0])]

@@ -63,6 +63,7 @@ class SyncScheduler:
         self.runs = 0
         self.last_report: SyncReport | None = None
         self.last_error: str | None = None
+        self.after_run: list = []  # callables run after each successful sync (the server re-checks its index)
 
     def run_once(self) -> SyncReport | None:
         try:
@@ -90,6 +91,8 @@ class SyncScheduler:
         if report.generation:
             self.assistant.retriever.refresh()
         log.info("scheduled sync done", extra={"summary": report.summary(), "generation": report.generation})
+        for callback in self.after_run:
+            callback(report)
         return report
 
     def _loop(self) -> None:

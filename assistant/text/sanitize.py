@@ -7,6 +7,7 @@ the tokenizer, SQLite and the logs would fail on them. They are replaced or drop
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -20,5 +21,6 @@ def clean_text(text: str) -> str:
 
 def has_words(text: str) -> bool:
     """Whether the text holds anything searchable: a letter or a digit in any script (not just
-    punctuation, symbols or emoji)."""
-    return any(ch.isalnum() for ch in text)
+    punctuation, symbols or emoji). Unicode's L and N categories, exactly what the API's schema states as
+    the pattern `[\\p{L}\\p{N}]`, so a schema-valid question is never refused as wordless."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in text)

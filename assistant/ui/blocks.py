@@ -6,6 +6,8 @@ import logging
 from collections.abc import Iterator
 
 import gradio as gr
+from gradio.components.chatbot import ChatbotDataMessages
+from pydantic import ValidationError
 
 from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import Asked, TrackedAssistant
@@ -25,6 +27,32 @@ _CSS = "#status, #facts, #sources {min-height: 2em}"
 AUTO_VERSION = "as the question states"
 
 
+CONVERSATION_SHAPE = (
+    "the conversation must be a list of messages, each an object with a 'role' ('user' or 'assistant') and a "
+    "'content' text (send [] to start one)"
+)
+
+
+class _Conversation(ChatbotDataMessages):
+    """The chat history as the UI's Gradio API takes it: a wrong shape is one clear sentence, not pydantic's
+    report of every field (Gradio checks it before any callback runs)."""
+
+    @classmethod
+    def model_validate(cls, obj, *args, **kwargs):
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise gr.Error(CONVERSATION_SHAPE) from exc
+
+
+def _text_or_none(value: object, what: str, example: str) -> str | None:
+    """A text input as the Gradio API may send it (None allowed); another type is a clear error for the
+    caller, never `'int' object has no attribute 'strip'`."""
+    if value is None or isinstance(value, str):
+        return value
+    raise gr.Error(f"the {what} must be text such as {example!r}, got {type(value).__name__}")
+
+
 def release_choices(tracked: TrackedAssistant) -> list[str]:
     """The releases the selector offers: those indexed, and those start-up is about to index."""
     settings = tracked.assistant.settings
@@ -37,6 +65,8 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
     store = tracked.store
 
     def respond(question: str, messages: list[dict], vllm_version: str | None = None) -> Iterator[tuple]:
+        question = _text_or_none(question, "question", "RuntimeError: not home_path.empty()") or ""
+        vllm_version = _text_or_none(vllm_version, "vLLM version", "0.33.0")
         messages = list(messages or [])
         version = None if not vllm_version or vllm_version == AUTO_VERSION else vllm_version.strip()
         if not is_ready():
@@ -86,7 +116,8 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
             yield messages, question, message, gr.skip(), gr.skip(), gr.skip()
 
     def feedback(rating: str, comment: str, last: dict | None) -> tuple[str, str]:
-        if not last:
+        comment = _text_or_none(comment, "comment", "the fix worked") or ""
+        if not isinstance(last, dict) or not last:
             return "Ask a question first, then rate the answer.", comment
         try:
             fid = store.record(
@@ -118,6 +149,7 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
         with gr.Row():
             with gr.Column(scale=3):
                 chat = gr.Chatbot(elem_id="chat", label="Conversation", height=480, feedback_options=None)
+                chat.data_model = _Conversation  # checked by Gradio before `respond` runs
                 box = gr.Textbox(
                     elem_id="question",
                     label="Error or question",

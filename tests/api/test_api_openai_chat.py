@@ -63,7 +63,7 @@ def test_follow_up_uses_the_conversation(oai: openai.OpenAI) -> None:
 
 
 def test_bad_conversations_are_clear_4xx(oai: openai.OpenAI) -> None:
-    with pytest.raises(openai.BadRequestError, match="last message must have role 'user'"):
+    with pytest.raises(openai.BadRequestError, match="no message with role 'user'"):
         oai.chat.completions.create(model="x", messages=[{"role": "assistant", "content": "hi"}])
     with pytest.raises(openai.BadRequestError, match="the question is empty"):
         oai.chat.completions.create(model="x", messages=[{"role": "user", "content": "  "}])

@@ -1,6 +1,6 @@
 """OpenAI-compatible chat completions (plain and SSE streaming) and `/v1/models`.
 
-The last user message is the question; earlier user/assistant messages are the conversation used for
+The last user message with words is the question; earlier user/assistant messages are the conversation used for
 follow-ups. Citations are in the text ([n] and the sources footer this route renders, as `ask` prints
 it) and in an extra `citations` field. When streaming, the body arrives as deltas and the footer as the
 last content delta.
@@ -25,20 +25,29 @@ from assistant.errors import AssistantError
 from assistant.feedback.tracked import Asked
 from assistant.models import Answer, Turn
 from assistant.settings import Settings
+from assistant.text.sanitize import has_words
 
 log = logging.getLogger("assistant.api")
 router = APIRouter(tags=["openai"])
 
 
 def conversation(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
-    """The question (last message, which must be the user's) and the earlier user/assistant turns."""
-    last = messages[-1]
-    if last.role != "user":
-        raise ApiError(400, f"the last message must have role 'user', got {last.role!r}")
+    """The question (the last user message with words; else the last user message, which then fails
+    validation with a message saying what to paste) and the user/assistant turns before it.
+
+    Messages after the question (an assistant prefill, tool output) are ignored: the answer is grounded in
+    the sources, not continued. What the schema states (`contains` a user message with words) and what this
+    accepts are the same rule."""
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not users:
+        roles = ", ".join(sorted({m.role for m in messages}))
+        raise ApiError(400, f"the conversation has no message with role 'user' (the question); got only: {roles}")
+    worded = [i for i in users if has_words(messages[i].text())]
+    at = worded[-1] if worded else users[-1]
     history = [
-        Turn(role=m.role, content=m.text()) for m in messages[:-1] if m.role in ("user", "assistant") and m.text()
+        Turn(role=m.role, content=m.text()) for m in messages[:at] if m.role in ("user", "assistant") and m.text()
     ]
-    return last.text(), history
+    return messages[at].text(), history
 
 
 def _extras(answer: Answer) -> dict:
@@ -53,6 +62,20 @@ def _usage(prompt: str, completion: str) -> dict:
     # Word counts: the extractive backend has no tokenizer; clients only need the shape.
     p, c = len(prompt.split()), len(completion.split())
     return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+
+
+# One server-sent event (OpenAPI 3.1 reads a text/event-stream `schema` as each event's): its `data` is a
+# `chat.completion.chunk` or an error object as JSON, and the last one is `[DONE]`.
+SSE_EVENT = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {
+        "data": {"type": "string", "description": "A chat.completion.chunk or an error object as JSON, or [DONE]."},
+        "event": {"type": "string"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer"},
+    },
+}
 
 
 @router.get("/v1/models", response_model=ModelList, responses=ERROR_RESPONSES)
@@ -70,7 +93,7 @@ def models() -> dict:
         200: {
             "description": "A chat completion, or with `stream: true` server-sent `chat.completion.chunk` events "
             "ending with `data: [DONE]`.",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "content": {"text/event-stream": {"schema": SSE_EVENT}},
         },
         **ERROR_RESPONSES,
     },

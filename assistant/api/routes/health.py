@@ -29,7 +29,8 @@ def _sync(request: Request) -> list:
     responses={
         503: {
             "model": Readiness,
-            "description": "Not ready yet (building or loading the index, or waiting for Chroma).",
+            "description": "Not ready: building, loading or checking the index, waiting for Chroma, or `failed` "
+            "(e.g. an index that does not answer its self-check; `detail` says why and how to repair it).",
         }
     },
 )
