@@ -101,7 +101,11 @@ def create_model_app(
         if body.get("model") not in (None, rerank_model):
             return _error(404, f"The model `{body.get('model')}` does not exist.")
         query, documents = body.get("query"), body.get("documents")
-        if not isinstance(query, str) or not isinstance(documents, list) or not all(isinstance(d, str) for d in documents):
+        if (
+            not isinstance(query, str)
+            or not isinstance(documents, list)
+            or not all(isinstance(d, str) for d in documents)
+        ):
             return _error(400, "query must be a string and documents a list of strings")
         mode = state["mode"]
         if mode == "slow":
