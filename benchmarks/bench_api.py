@@ -166,7 +166,7 @@ def rerank_seconds(base: str) -> tuple[float, float, dict[str, float]]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4], help="worker counts to measure")
+    p.add_argument("--workers", type=int, nargs="*", default=[1, 2, 4], help="worker counts to measure (none: skip)")
     p.add_argument("--concurrency", type=int, default=8, help="concurrent clients in each load phase")
     p.add_argument("--duration", type=float, default=15.0, help="seconds of each load phase (at most)")
     p.add_argument("--max-requests", type=int, default=400, help="hard cap on each load phase's requests")

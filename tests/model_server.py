@@ -41,9 +41,12 @@ class MiniLM:
     def embed(self, texts: list[str]) -> np.ndarray:
         with self._lock:
             if self._embedder is None:
+                import torch
+
                 from assistant.index.embedder import SentenceTransformerEmbedder
                 from assistant.settings import DEFAULT_EMBEDDING_MODEL
 
+                torch.set_num_threads(1)  # requests are serialized anyway; two spinning threads slow a busy machine
                 self._embedder = SentenceTransformerEmbedder(DEFAULT_EMBEDDING_MODEL)
             return self._embedder.embed(texts)
 
