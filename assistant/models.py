@@ -94,6 +94,7 @@ class Query:
     focus_tokens: tuple[str, ...] = ()  # tokens of the salient part only: what evidence is measured on
     english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
     platforms: frozenset[str] = frozenset()  # the hardware platforms the user names (empty: the default, CUDA)
+    focus_text: str = ""  # the salient part in the user's own language: what a (multilingual) reranker reads
 
 
 @dataclass(frozen=True)

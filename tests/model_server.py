@@ -9,7 +9,7 @@ The protocol is vLLM's (vllm/entrypoints/pooling/score/protocol.py and serving.p
 to `top_n` (0: all), each with `index`, `document.text` and `relevance_score`.
 
 Tests make it misbehave through `POST /_control` ({"mode": "ok" | "slow" | "error" | "garbage" | "wrong_shape"
-| "short" | "bad_index", "delay": seconds}); `GET /_stats` counts the requests by path. The same app runs in
+| "short" | "bad_index", "delay": seconds}); `GET /_stats` counts the requests by path, `GET /_last` is the last rerank request. The same app runs in
 a thread (`tests.server.ServerThread`) or as a process of its own (the benchmark, docs/deploy.md).
 """
 
@@ -95,12 +95,17 @@ def create_model_app(
     async def get_stats() -> dict:
         return dict(stats)
 
+    @app.get("/_last")
+    async def last() -> dict:
+        return state.get("last_rerank", {})
+
     @app.get("/health")
     async def health() -> PlainTextResponse:
         return PlainTextResponse("")
 
     async def rerank(request: Request):
         body = await request.json()
+        state["last_rerank"] = body
         if body.get("model") not in (None, rerank_model):
             return _error(404, f"The model `{body.get('model')}` does not exist.")
         query, documents = body.get("query"), body.get("documents")

@@ -88,7 +88,8 @@ class Retriever:
         applicable, elsewhere = self._candidates(query, depth)
         if len(applicable) < 2:  # nothing to order
             return Retrieval((applicable + elsewhere)[:k])
-        ordered, outcome = self.reranker.rerank(query.dense_text, applicable)
+        # The salient text in the user's language: a multilingual cross-encoder needs no English view.
+        ordered, outcome = self.reranker.rerank(query.focus_text or query.dense_text, applicable)
         if outcome.fell_back:
             ordered = applicable
         return Retrieval((ordered[:k] + elsewhere)[:k], outcome)

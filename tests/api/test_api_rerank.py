@@ -79,3 +79,14 @@ def test_a_failing_reranker_leaves_the_fused_order_a_notice_and_a_metric(
     assert body["answer"] == fused["answer"] and body["abstained"] == fused["abstained"]
     assert says in body["notice"] and "retrieval order" in body["notice"]
     assert _metric(metrics, outcome) == 1.0 and _metric(metrics, "ok") == 0.0
+
+
+def test_the_reranker_reads_a_chinese_question_in_chinese(serve_reranking, model_server):
+    """bge-reranker-v2-m3 is multilingual: it gets the question's salient text, not the English view MiniLM needs."""
+    question = "启动 FP8 模型时报错 RuntimeError: not home_path.empty()，怎么解决？"
+    with serve_reranking(model_server.url) as (_app, c):
+        body = c.post("/v1/ask", json={"question": question}).json()
+    sent = httpx.get(f"{model_server.url}/_last").json()
+    assert "启动" in sent["query"] and "home_path" in sent["query"]
+    assert len(sent["documents"]) == sent["top_n"] == len(body["hits"])
+    assert all("rerank_score" in h for h in body["hits"])
