@@ -94,6 +94,7 @@ class Query:
     focus_tokens: tuple[str, ...] = ()  # tokens of the salient part only: what evidence is measured on
     english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
     platforms: frozenset[str] = frozenset()  # the hardware platforms the user names (empty: the default, CUDA)
+    focus_text: str = ""  # the salient part in the user's own language: what a (multilingual) reranker reads
 
 
 @dataclass(frozen=True)
@@ -108,11 +109,28 @@ class Hit:
     coverage: float = 0.0  # IDF-weighted share of the query's terms the chunk contains
     known: float = 0.0  # IDF-weighted share of the query's terms the corpus knows at all
     agree: bool = False  # both channels rank the chunk in their top 3
+    rerank: float | None = None  # the cross-encoder's relevance score, when the reranker ordered this hit
 
     @property
     def features(self) -> tuple[float, float, float, float]:
         """The evidence model's inputs, in `evidence()` order."""
         return (self.dense, self.coverage, self.known, float(self.agree))
+
+
+RerankStatus = Literal["ok", "timeout", "unreachable", "http_error", "malformed", "incomplete"]
+
+
+@dataclass(frozen=True)
+class RerankOutcome:
+    """What the reranking stage did for one question: "ok", or why the fused order was kept (and the notice)."""
+
+    status: RerankStatus
+    seconds: float
+    notice: str | None = None  # set whenever status is not "ok"
+
+    @property
+    def fell_back(self) -> bool:
+        return self.status != "ok"
 
 
 @dataclass(frozen=True)
@@ -145,6 +163,7 @@ class Answer:
     # Abstained by rule, not for want of knowledge: the message instructs the assistant, or is not about vLLM. Not a
     # knowledge gap.
     declined: bool = False
+    rerank: RerankOutcome | None = None  # None: reranking is off (or there was nothing to rerank)
 
     def cited_hit(self, n: int) -> Hit | None:
         """The hit behind citation [n] (its chunk's data: what a face shows about the source)."""

@@ -7,6 +7,7 @@ shared by everything the process serves.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,14 +21,15 @@ from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
 from assistant.ingest.markdown_docs import adjacent_part_ids
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
-from assistant.models import Answer, Chunk, Hit, Query, Turn
+from assistant.models import Answer, Chunk, Hit, Query, RerankOutcome, Turn
 from assistant.release.fetch import release_version
 from assistant.release.knowledge import Findings, ReleaseKnowledge
 from assistant.release.models import SyncReport
 from assistant.release.store import ReleaseStore
 from assistant.retrieval.evidence import min_confidence_for
 from assistant.retrieval.query import analyze, contextualize
-from assistant.retrieval.retriever import Retriever
+from assistant.retrieval.reranker import Reranker
+from assistant.retrieval.retriever import Retrieval, Retriever
 from assistant.settings import Settings
 from assistant.text.sanitize import clean_text, has_words
 from assistant.text.setup import UserSetup, conversation_setup
@@ -74,8 +76,13 @@ class Assistant:
         return self._store or ChromaStore(self.settings)
 
     @cached_property
+    def reranker(self) -> Reranker | None:
+        """The cross-encoder stage (`rerank` on); its HTTP client is created on the first question."""
+        return Reranker(self.settings) if self.settings.rerank else None
+
+    @cached_property
     def retriever(self) -> Retriever:
-        return Retriever(self.settings, self.store, self.embedder)
+        return Retriever(self.settings, self.store, self.embedder, self.reranker)
 
     @cached_property
     def releases(self) -> ReleaseKnowledge:
@@ -196,9 +203,13 @@ class Assistant:
     def retrieve(
         self, question: str, history: list[Turn] | None = None, k: int | None = None
     ) -> tuple[Query, list[Hit]]:
+        query, found = self._retrieval(question, history, k)
+        return query, found.hits
+
+    def _retrieval(self, question: str, history: list[Turn] | None, k: int | None) -> tuple[Query, Retrieval]:
         text = validate_question(question, self.settings.max_question_chars)
         query = analyze(contextualize(text, history), _user_turns(history))
-        return query, self.retriever.search(query, k or self.settings.top_k)
+        return query, self.retriever.retrieve(query, k or self.settings.top_k)
 
     def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:
         """What the indexed releases' source says about the question (empty when none is indexed)."""
@@ -230,8 +241,9 @@ class Assistant:
         return [by_id[i] for i in adjacent_part_ids(chunk) if i in by_id]
 
     def _extractive(self, question: str, history: list[Turn] | None, k: int | None, vllm_version: str | None):
-        """(query, the hits an LLM may use, the extractive answer, the release check)."""
-        query, hits = self.retrieve(question, history, k)
+        """(query, the hits an LLM may use, the extractive answer, the release check, the rerank outcome)."""
+        query, found = self._retrieval(question, history, k)
+        hits = found.hits
         setup = self.setup(question, history)
         findings = self.code_findings(query, vllm_version)
         check = self.releases.check(findings.release)
@@ -239,15 +251,15 @@ class Assistant:
         answer = compose(query, hits, bar, setup, self._scorer(query), findings, check, self._neighbours)
         # An LLM never answers from a known problem the user's setup rules out.
         usable = [h for h in hits if not assess_hit(h, setup, query.text).contradicted]
-        return query, usable, answer, check
+        return query, usable, answer, check, found.rerank
 
     def ask(
         self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
     ) -> Answer:
-        query, usable, answer, check = self._extractive(question, history, k, vllm_version)
+        query, usable, answer, check, rerank = self._extractive(question, history, k, vllm_version)
         if not self._generative(answer):
-            return answer
-        return self.writer.write(query, usable, answer, history, check)
+            return with_rerank(answer, rerank)
+        return with_rerank(self.writer.write(query, usable, answer, history, check), rerank)
 
     def stream(
         self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
@@ -258,9 +270,18 @@ class Assistant:
         final Answer (verified, or the extractive fallback) may differ from the streamed text. The deltas
         never carry the sources: each face renders them from the final Answer's citations.
         """
-        query, usable, answer, check = self._extractive(question, history, k, vllm_version)
+        query, usable, answer, check, rerank = self._extractive(question, history, k, vllm_version)
         if not self._generative(answer):
             yield answer.body
-            yield answer
+            yield with_rerank(answer, rerank)
             return
-        yield from self.writer.stream(query, usable, answer, history, check)
+        for item in self.writer.stream(query, usable, answer, history, check):
+            yield with_rerank(item, rerank) if isinstance(item, Answer) else item
+
+
+def with_rerank(answer: Answer, rerank: RerankOutcome | None) -> Answer:
+    """The final answer with what the reranker did; a fallback's notice comes first, before any LLM notice."""
+    if rerank is None:
+        return answer
+    notice = "; ".join(n for n in (rerank.notice, answer.notice) if n) or None
+    return replace(answer, rerank=rerank, notice=notice)

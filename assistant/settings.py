@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +49,26 @@ class Settings(BaseSettings):
         ),
     )
     max_question_chars: int = Field(20000, ge=100, description="Longer questions are rejected with a clear error.")
+
+    # Reranking (a cross-encoder behind vLLM's rerank API; docs/deploy.md)
+    rerank: bool = Field(
+        False,
+        description="Re-score the top fused candidates with a cross-encoder (`vllm serve BAAI/bge-reranker-v2-m3`); "
+        "on a timeout or error the fused order stands, with a notice.",
+    )
+    rerank_base_url: str | None = Field(
+        None,
+        description="Base URL of the rerank server; `/rerank` is appended (http://host:8002 or http://host:8002/v1, "
+        "both vLLM routes). Unset: the LLM's server, `llm_base_url`.",
+    )
+    rerank_model: str = Field("BAAI/bge-reranker-v2-m3", description="Model name the rerank server serves.")
+    rerank_api_key: str = Field("EMPTY", description="API key for the rerank server (sent as a Bearer token).")
+    rerank_top_n: int = Field(
+        20, ge=2, le=100, description="Fused candidates sent to the reranker; the best `top_k` of them are kept."
+    )
+    rerank_timeout: float = Field(
+        2.0, gt=0, le=60, description="Seconds the whole rerank call may take before the fused order is used."
+    )
 
     # vLLM releases read from their own source (python -m assistant sync)
     vllm_releases: list[str] = Field(
@@ -162,13 +182,13 @@ class Settings(BaseSettings):
     slack_app_token: str | None = Field(None, description="xapp- token; Socket Mode when set.")
     slack_api_url: str | None = Field(None, description="Slack Web API base URL override (tests).")
 
-    @field_validator("chroma_url")
+    @field_validator("chroma_url", "rerank_base_url")
     @classmethod
-    def _check_url(cls, v: str | None) -> str | None:
+    def _check_url(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v in (None, ""):
             return None
         if not v.startswith(("http://", "https://")):
-            raise ValueError(f"chroma_url must start with http:// or https://, got {v!r}")
+            raise ValueError(f"{info.field_name} must start with http:// or https://, got {v!r}")
         return v.rstrip("/")
 
     @field_validator("database_url")
@@ -183,6 +203,11 @@ class Settings(BaseSettings):
                 "leave it unset for the SQLite file feedback_db"
             )
         return v
+
+    @property
+    def rerank_url(self) -> str:
+        """Where rerank requests go: `rerank_base_url` (else the LLM server's) plus `/rerank`."""
+        return f"{(self.rerank_base_url or self.llm_base_url).rstrip('/')}/rerank"
 
     def with_overrides(self, **overrides: object) -> Settings:
         """A copy with the given fields replaced (None means 'not given'), validated again."""

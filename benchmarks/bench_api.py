@@ -1,24 +1,34 @@
-"""Serving benchmark: start-up to ready, warm `/v1/ask` latency, and throughput under a bounded local load.
+"""Serving benchmark: req/s and p95 of `POST /v1/ask` at 1, 2 and 4 API workers sharing one `chroma run` server,
+and the reranker's latency cost per answer.
 
-    .venv/bin/python benchmarks/bench_api.py                      # index in a temp dir, built on start-up
-    .venv/bin/python benchmarks/bench_api.py --index-dir .index   # reuse an index (start-up = load only)
+    .venv/bin/python benchmarks/bench_api.py                                  # workers 1 2 4, then the reranker
+    .venv/bin/python benchmarks/bench_api.py --workers 1 2 --duration 10 --max-requests 300 --no-rerank
 
-Starts `app.py` (UI + API, as users run it) in a subprocess on 127.0.0.1, then:
-  1. start-up: process launch -> `GET /readyz` answers 200 (twice: first run builds the index, then a restart);
-  2. warm latency: N sequential `POST /v1/ask` over a rotating set of questions (known errors and unknowns);
-  3. throughput: C concurrent clients for D seconds (bounded by --max-requests), loopback only.
-Prints a Markdown table. Questions get a unique suffix so no layer can answer from a cache.
+What runs, all on 127.0.0.1:
+  - one `chroma run` server (its own process); the index is built into it once, by a first worker alone;
+  - N API workers: N `app.py --no-ui` processes, each on its own port, as docs/deploy.md runs them behind a
+    proxy. (app.py hands uvicorn an app object, which uvicorn's `--workers` cannot fork: one process each.)
+    The load generator spreads its requests over the N ports round-robin, standing in for the proxy, so the
+    figures are the workers' and not a proxy's. The workers share one feedback database: the SQLite file by
+    default, or whatever `ASSISTANT_DATABASE_URL` in the environment names;
+  - for the reranker: `python -m tests.model_server` (MiniLM behind vLLM's rerank API) and one worker with
+    `ASSISTANT_RERANK=true`, measured sequentially against one worker without it.
+Every phase is bounded in requests and seconds. Questions get a unique suffix so no layer answers from a cache.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
+import re
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
@@ -35,6 +45,7 @@ QUESTIONS = [
     "How long should I proof sourdough bread before baking?",
     "CUDA out of memory while loading a 70B model on two GPUs",
 ]
+READY_WITHIN = 900.0  # seconds: start-up on a shared, busy machine has taken minutes
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -43,54 +54,64 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind((HOST, 0))
         return s.getsockname()[1]
 
 
-def start_app(index_dir: Path, feedback_db: Path, port: int, log: Path) -> tuple[subprocess.Popen, float]:
-    env = {
-        **os.environ,
-        "ASSISTANT_INDEX_DIR": str(index_dir),
-        "ASSISTANT_FEEDBACK_DB": str(feedback_db),
-        "ASSISTANT_HOST": HOST,
-        "ASSISTANT_PORT": str(port),
-        "ASSISTANT_LOG_LEVEL": "WARNING",
-    }
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w")
-    )
-    url = f"http://{HOST}:{port}/readyz"
+def wait_for(url: str, proc: subprocess.Popen, log: Path, started: float) -> float:
+    """Seconds from `started` until `url` answers 200."""
     while True:
         if proc.poll() is not None:
-            raise SystemExit(f"app.py exited with {proc.returncode}; see {log}")
+            raise SystemExit(f"{proc.args} exited with {proc.returncode}; see {log}")
         try:
             if httpx.get(url, timeout=2).status_code == 200:
-                return proc, time.perf_counter() - started
+                return time.perf_counter() - started
         except httpx.TransportError:
             pass
-        if time.perf_counter() - started > 600:
+        if time.perf_counter() - started > READY_WITHIN:
             proc.kill()
-            raise SystemExit("app.py was not ready within 600 s")
-        time.sleep(0.05)
+            raise SystemExit(f"{url} was not ready within {READY_WITHIN:.0f} s; see {log}")
+        time.sleep(0.1)
 
 
-def stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
+def spawn(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"))
+
+
+def stop(procs: Sequence[subprocess.Popen]) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def start_workers(n: int, env: dict[str, str], work: Path, tag: str) -> tuple[list[subprocess.Popen], list[str], float]:
+    """N app.py workers at once; (processes, base URLs, seconds until the last one is ready)."""
+    procs, bases = [], []
+    started = time.perf_counter()
+    for i in range(n):
+        port = free_port()
+        cmd = [sys.executable, str(REPO / "app.py"), "--no-ui", "--port", str(port)]
+        procs.append(spawn(cmd, env, work / f"{tag}-{i}.log"))
+        bases.append(f"http://{HOST}:{port}")
     try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        ready = max(wait_for(f"{b}/readyz", p, work / f"{tag}-{i}.log", started) for i, (b, p) in
+                    enumerate(zip(bases, procs)))  # fmt: skip
+    except BaseException:
+        stop(procs)
+        raise
+    return procs, bases, ready
 
 
-def sequential(base: str, n: int) -> list[float]:
+def sequential(base: str, n: int, tag: str) -> list[float]:
     times = []
-    with httpx.Client(base_url=base, timeout=30) as client:
+    with httpx.Client(base_url=base, timeout=60) as client:
         for i in range(n):
-            q = f"{QUESTIONS[i % len(QUESTIONS)]} (run {i})"
+            q = f"{QUESTIONS[i % len(QUESTIONS)]} ({tag} {i})"
             t = time.perf_counter()
             r = client.post("/v1/ask", json={"question": q})
             times.append(time.perf_counter() - t)
@@ -98,20 +119,26 @@ def sequential(base: str, n: int) -> list[float]:
     return times
 
 
-async def load(base: str, concurrency: int, duration: float, max_requests: int) -> tuple[int, int, float, list[float]]:
+async def load(
+    bases: list[str], concurrency: int, duration: float, max_requests: int
+) -> tuple[int, int, float, list[float]]:
+    """C clients for at most `duration` s and `max_requests` requests, each request to the next worker in turn."""
     latencies: list[float] = []
     errors = 0
-    issued = 0
+    issued = itertools.count()
+    targets = itertools.cycle(bases)
     deadline = time.perf_counter() + duration
 
-    async def worker(client: httpx.AsyncClient, w: int) -> None:
-        nonlocal errors, issued
-        while time.perf_counter() < deadline and issued < max_requests:
-            issued += 1
-            q = f"{QUESTIONS[issued % len(QUESTIONS)]} (load {w}-{issued})"
+    async def client_loop(client: httpx.AsyncClient, w: int) -> None:
+        nonlocal errors
+        while time.perf_counter() < deadline:
+            i = next(issued)
+            if i >= max_requests:
+                return
+            q = f"{QUESTIONS[i % len(QUESTIONS)]} (load {w}-{i})"
             t = time.perf_counter()
             try:
-                r = await client.post("/v1/ask", json={"question": q})
+                r = await client.post(f"{next(targets)}/v1/ask", json={"question": q})
                 if r.status_code != 200:
                     errors += 1
             except httpx.HTTPError:
@@ -119,59 +146,123 @@ async def load(base: str, concurrency: int, duration: float, max_requests: int) 
             latencies.append(time.perf_counter() - t)
 
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as client:
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
         started = time.perf_counter()
-        await asyncio.gather(*(worker(client, w) for w in range(concurrency)))
+        await asyncio.gather(*(client_loop(client, w) for w in range(concurrency)))
         elapsed = time.perf_counter() - started
     return len(latencies), errors, elapsed, latencies
 
 
+def rerank_seconds(base: str) -> tuple[float, float, dict[str, float]]:
+    """(calls, total seconds, calls by outcome) from a worker's /metrics."""
+    text = httpx.get(f"{base}/metrics", timeout=10).text
+    count = re.search(r"^assistant_rerank_duration_seconds_count (\S+)$", text, re.MULTILINE)
+    total = re.search(r"^assistant_rerank_duration_seconds_sum (\S+)$", text, re.MULTILINE)
+    outcomes = {
+        m[1]: float(m[2]) for m in re.finditer(r'^assistant_rerank_total\{outcome="(\w+)"\} (\S+)$', text, re.MULTILINE)
+    }
+    return float(count[1]) if count else 0.0, float(total[1]) if total else 0.0, outcomes
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument(
-        "--index-dir", type=Path, help="existing index to serve (default: a fresh temp dir, built on start-up)"
-    )
-    p.add_argument("--requests", type=int, default=200, help="sequential requests for warm latency")
-    p.add_argument("--concurrency", type=int, default=4, help="concurrent clients in the load phase")
-    p.add_argument("--duration", type=float, default=20.0, help="seconds of the load phase")
-    p.add_argument("--max-requests", type=int, default=5000, help="hard cap on load-phase requests")
+    p.add_argument("--workers", type=int, nargs="*", default=[1, 2, 4], help="worker counts to measure (none: skip)")
+    p.add_argument("--concurrency", type=int, default=8, help="concurrent clients in each load phase")
+    p.add_argument("--duration", type=float, default=15.0, help="seconds of each load phase (at most)")
+    p.add_argument("--max-requests", type=int, default=400, help="hard cap on each load phase's requests")
+    p.add_argument("--requests", type=int, default=40, help="sequential requests for the reranker's cost (each way)")
+    p.add_argument("--no-rerank", action="store_true", help="skip the reranker's cost")
     args = p.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-api-"))
-    index_dir = args.index_dir or work / "index"
+    load_start = os.getloadavg()
+    chroma_port = free_port()
+    base_env = {
+        **os.environ,
+        "ASSISTANT_INDEX_DIR": str(work / "index"),
+        "ASSISTANT_CHROMA_URL": f"http://{HOST}:{chroma_port}",
+        "ASSISTANT_FEEDBACK_DB": str(work / "feedback.sqlite3"),
+        "ASSISTANT_HOST": HOST,
+        "ASSISTANT_LOG_LEVEL": "WARNING",
+    }
+    base_env.setdefault("ASSISTANT_VLLM_RELEASES", "[]")  # no 336 MB wheel download at start-up unless asked for
     rows: list[tuple[str, str]] = []
-    port = free_port()
-    base = f"http://{HOST}:{port}"
-    load_avg = os.getloadavg()[0]
-
-    fresh = args.index_dir is None
-    proc, first = start_app(index_dir, work / "feedback.sqlite3", port, work / "app1.log")
-    rows.append(("start-up to ready" + (" (first run: builds the index)" if fresh else ""), f"{first:.1f} s"))
-    if fresh:
-        stop(proc)
-        proc, again = start_app(index_dir, work / "feedback.sqlite3", port, work / "app2.log")
-        rows.append(("start-up to ready (index on disk)", f"{again:.1f} s"))
+    started = time.perf_counter()
+    chroma_cmd = [str(Path(sys.executable).parent / "chroma"), "run", "--path", str(work / "chroma"),
+                  "--host", HOST, "--port", str(chroma_port)]  # fmt: skip
+    chroma = spawn(chroma_cmd, base_env, work / "chroma.log")
+    helpers = [chroma]
     try:
-        sequential(base, 20)  # warm every path once
-        seq = sequential(base, args.requests)
-        rows.append(
-            (f"warm /v1/ask latency, sequential (n={args.requests}) p50", f"{percentile(seq, 50) * 1000:.1f} ms")
-        )
-        rows.append(("warm /v1/ask latency, sequential p95", f"{percentile(seq, 95) * 1000:.1f} ms"))
-        rows.append(("sequential throughput", f"{len(seq) / sum(seq):.1f} req/s"))
-        n, errors, elapsed, lat = asyncio.run(load(base, args.concurrency, args.duration, args.max_requests))
-        rows.append((f"throughput, {args.concurrency} concurrent clients, {elapsed:.0f} s", f"{n / elapsed:.1f} req/s"))
-        rows.append(
-            (
-                "latency under that load p50 / p95",
-                f"{percentile(lat, 50) * 1000:.1f} / {percentile(lat, 95) * 1000:.1f} ms",
+        wait_for(f"http://{HOST}:{chroma_port}/api/v2/heartbeat", chroma, work / "chroma.log", started)
+        procs, _, first = start_workers(1, base_env, work, "build")  # builds the index into Chroma, alone
+        stop(procs)
+        rows.append(("start-up to ready, 1 worker, first run (builds the index into `chroma run`)", f"{first:.1f} s"))
+        for n in args.workers:
+            procs, bases, ready = start_workers(n, base_env, work, f"w{n}")
+            try:
+                sequential(bases[0], 8, f"warm{n}")  # warm every path of one worker once
+                for b in bases[1:]:
+                    sequential(b, 2, f"warm{n}")
+                count, errors, elapsed, lat = asyncio.run(
+                    load(bases, args.concurrency, args.duration, args.max_requests)
+                )
+            finally:
+                stop(procs)
+            rows.append((f"{n} worker{'s' if n > 1 else ''}: all ready after", f"{ready:.1f} s"))
+            rows.append(
+                (
+                    f"{n} worker{'s' if n > 1 else ''}: {args.concurrency} clients, {count} requests in {elapsed:.1f} s",
+                    (
+                        f"**{count / elapsed:.1f} req/s**, p50 {percentile(lat, 50) * 1000:.0f} ms, "
+                        f"**p95 {percentile(lat, 95) * 1000:.0f} ms**, {errors} errors"
+                    ),
+                )
             )
-        )
-        rows.append(("errors under load", f"{errors} of {n}"))
+        if not args.no_rerank:
+            rr_port = free_port()
+            rr_cmd = [sys.executable, "-m", "tests.model_server", "--host", HOST, "--port", str(rr_port)]
+            rr = spawn(rr_cmd, {**base_env, "PYTHONPATH": str(REPO)}, work / "rerank.log")
+            helpers.append(rr)
+            wait_for(f"http://{HOST}:{rr_port}/health", rr, work / "rerank.log", time.perf_counter())
+            figures = {}
+            for label, extra in (("off", {}), ("on", {"ASSISTANT_RERANK": "true"})):
+                env = {**base_env, "ASSISTANT_RERANK_BASE_URL": f"http://{HOST}:{rr_port}", **extra}
+                procs, bases, _ = start_workers(1, env, work, f"rerank-{label}")
+                try:
+                    sequential(bases[0], 8, f"warm-{label}")
+                    lat = sequential(bases[0], args.requests, f"seq-{label}")
+                    calls, total, outcomes = rerank_seconds(bases[0])
+                finally:
+                    stop(procs)
+                figures[label] = lat
+                rows.append(
+                    (
+                        f"1 worker, reranker {label}: sequential /v1/ask (n={args.requests}) p50 / p95",
+                        f"{percentile(lat, 50) * 1000:.0f} / {percentile(lat, 95) * 1000:.0f} ms",
+                    )
+                )
+                if label == "on":
+                    mean = total / calls * 1000 if calls else float("nan")
+                    rows.append(
+                        (
+                            "reranker: rerank calls, mean duration (from /metrics)",
+                            f"{calls:.0f}, {mean:.0f} ms; outcomes {outcomes}",
+                        )
+                    )
+            cost = percentile(figures["on"], 50) - percentile(figures["off"], 50)
+            rows.append(("reranker's cost per answer (p50 on - p50 off)", f"**{cost * 1000:+.0f} ms**"))
     finally:
-        stop(proc)
-    rows.append(("machine", f"{os.cpu_count()} cores, load average {load_avg:.2f} at start"))
-
+        stop(helpers)
+    load_end = os.getloadavg()
+    rows.append(
+        (
+            "machine",
+            (
+                f"{os.cpu_count()} cores; load average {load_start[0]:.1f} at start, {load_end[0]:.1f} at end "
+                f"({time.perf_counter() - started:.0f} s run)"
+            ),
+        )
+    )
     width = max(len(r[0]) for r in rows)
     print(f"| {'measure':<{width}} | value |\n|{'-' * (width + 2)}|-------|")
     for name, value in rows:

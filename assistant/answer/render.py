@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assistant.answer.text import LABELS
-from assistant.models import Answer, Citation, Lang
+from assistant.models import Answer, Citation, Hit, Lang
 
 
 def sources_footer(citations: Sequence[Citation], lang: Lang) -> str:
@@ -26,6 +26,13 @@ def plain_text(answer: Answer) -> str:
     return f"{answer.body}\n\n{footer}" if footer else answer.body
 
 
+def _hit_json(h: Hit) -> dict[str, Any]:
+    out = {"id": h.chunk.id, "title": h.chunk.title, "source": h.chunk.source, "score": round(h.score, 4)}
+    if h.rerank is not None:  # the order came from the reranker
+        out["rerank_score"] = round(h.rerank, 4)
+    return out
+
+
 def answer_json(answer: Answer) -> dict[str, Any]:
     """The stable JSON contract shared by `ask --json` and `POST /v1/ask` (documented in the README)."""
     out: dict[str, Any] = {
@@ -33,10 +40,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "abstained": answer.abstained,
         "language": answer.language,
         "citations": [{"id": c.id, "title": c.title, "source": c.source} for c in answer.citations],
-        "hits": [
-            {"id": h.chunk.id, "title": h.chunk.title, "source": h.chunk.source, "score": round(h.score, 4)}
-            for h in answer.hits
-        ],
+        "hits": [_hit_json(h) for h in answer.hits],
     }
     if answer.notice:
         out["notice"] = answer.notice

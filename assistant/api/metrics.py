@@ -61,6 +61,19 @@ class Metrics:
         self.errors = Counter(
             "assistant_errors_total", "Errors returned, by route and kind.", ["route", "kind"], registry=r
         )
+        self.reranks = Counter(
+            "assistant_rerank_total",
+            "Rerank calls by outcome: ok, or the fallback to the fused order (timeout, unreachable, http_error, "
+            "malformed, incomplete).",
+            ["outcome"],
+            registry=r,
+        )
+        self.rerank_latency = Histogram(
+            "assistant_rerank_duration_seconds",
+            "Time of a rerank call, fallbacks included.",
+            buckets=_BUCKETS,
+            registry=r,
+        )
         self.sync_success = Gauge(
             "assistant_sync_last_success_timestamp_seconds",
             "Unix time of the last successful sync, by source.",
@@ -100,6 +113,9 @@ class Metrics:
         self.answers.labels(face).inc()
         if answer.abstained:
             self.abstentions.labels(face).inc()
+        if answer.rerank is not None:
+            self.reranks.labels(answer.rerank.status).inc()
+            self.rerank_latency.observe(answer.rerank.seconds)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -49,7 +49,8 @@ class CitationOut(BaseModel):
 
 
 class HitOut(CitationOut):
-    score: float
+    score: float = Field(description="The fused retrieval score.")
+    rerank_score: float | None = Field(None, description="The reranker's relevance score, when it ordered the hits.")
 
 
 class AskResponse(BaseModel):

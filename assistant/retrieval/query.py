@@ -72,6 +72,7 @@ def analyze(text: str, earlier: Sequence[str] = ()) -> Query:
         focus_tokens=tuple(focus_tokens),
         english_tokens=tuple(_problem_tokens(tokenize(dense_text), signals)) if lang == "zh" else (),
         platforms=_platforms(text, signals, earlier),
+        focus_text=focus,
     )
 
 

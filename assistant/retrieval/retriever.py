@@ -5,13 +5,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from dataclasses import dataclass
 
 from assistant.index.embedder import Embedder
 from assistant.index.lexical import LexicalIndex
 from assistant.index.store import ChromaStore
-from assistant.models import Chunk, Hit, Query
+from assistant.models import Chunk, Hit, Query, RerankOutcome
 from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.fusion import ranked, relative_score_fusion
+from assistant.retrieval.reranker import Reranker
 from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
 from assistant.text.platforms import section_platform, verdict
@@ -23,11 +25,20 @@ _REVISION_CHECK_SECONDS = 5.0
 WEIGHTS = {"en": {"dense": 0.5, "lexical": 0.5}, "zh": {"dense": 0.35, "lexical": 0.65}}
 
 
+@dataclass(frozen=True)
+class Retrieval:
+    """The hits for a question, and what the reranking stage did (None when it is off or had nothing to do)."""
+
+    hits: list[Hit]
+    rerank: RerankOutcome | None = None
+
+
 class Retriever:
-    def __init__(self, settings: Settings, store: ChromaStore, embedder: Embedder):
+    def __init__(self, settings: Settings, store: ChromaStore, embedder: Embedder, reranker: Reranker | None = None):
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self.reranker = reranker
         self._lexical: LexicalIndex | None = None
         self._revision: int | None = None
         self._checked_at = 0.0
@@ -69,10 +80,30 @@ class Retriever:
     def refresh(self) -> None:
         self._checked_at = 0.0
 
+    def retrieve(self, query: Query, k: int) -> Retrieval:
+        """The best `k` hits: fused, then (with a reranker) the top `rerank_top_n` applicable ones re-scored by it."""
+        if self.reranker is None:
+            return Retrieval(self.search(query, k))
+        depth = max(k, self.settings.rerank_top_n)
+        applicable, elsewhere = self._candidates(query, depth)
+        if len(applicable) < 2:  # nothing to order
+            return Retrieval((applicable + elsewhere)[:k])
+        # The salient text in the user's language: a multilingual cross-encoder needs no English view.
+        ordered, outcome = self.reranker.rerank(query.focus_text or query.dense_text, applicable)
+        if outcome.fell_back:
+            ordered = applicable
+        return Retrieval((ordered[:k] + elsewhere)[:k], outcome)
+
     def search(self, query: Query, k: int) -> list[Hit]:
+        """The best `k` hits in fused order (no reranking)."""
+        applicable, elsewhere = self._candidates(query, k)
+        return (applicable + elsewhere)[:k]
+
+    def _candidates(self, query: Query, k: int) -> tuple[list[Hit], list[Hit]]:
+        """Up to `k` hits that apply to the user's platform, in fused order, and those for another platform."""
         lexical = self.lexical
         if lexical.n_docs == 0:
-            return []
+            return [], []
         n = self.settings.candidates
         vector = self.embedder.embed([query.dense_text])[0]
         dense_ranked = self.store.query(vector, min(n, lexical.n_docs))
@@ -123,7 +154,7 @@ class Retriever:
             (elsewhere if platform == "unknown" else hits).append(hit)
             if len(hits) == k:
                 break
-        return (hits + elsewhere)[:k]
+        return hits, elsewhere
 
 
 def _platform(chunk: Chunk) -> str | None:
