@@ -41,8 +41,10 @@ _AUTH_HEADER = re.compile(
 )
 _X_API_KEY = re.compile(r"(?i)\b((?:x-api-key|api-key|x-auth-token)\s*+:\s*+)[^\s'\"]++")
 # A bare `Bearer <token>` (outside a header): a token has a digit or is long, so "bearer authentication" stays.
-_BEARER = re.compile(r"\b([Bb]earer\s++)(?!\[REDACTED\])((?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}+=*|"
-                     r"[A-Za-z0-9._~+/\-]{20,}+=*)")
+_BEARER = re.compile(
+    r"\b([Bb]earer\s++)(?!\[REDACTED\])((?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}+=*|"
+    r"[A-Za-z0-9._~+/\-]{20,}+=*)"
+)
 # scheme://[user]:password@host — the password may hold `/`, `@` and `!`: it runs to the last `@` before a host.
 # The scheme starts a run (not inside `a.b.c`), and user and password are bounded, so a paste of `x://x://…`
 # costs each start a few hundred steps at most.
@@ -66,7 +68,9 @@ _VALUE = re.compile(r""""[^"\n]{0,4096}"|'[^'\n]{0,4096}'|[^\s,;}&"']++""")
 _LINE_VALUE = re.compile(r"[^\s\"'][^\n]*+")
 _FLAG_VALUE = re.compile(r"(?<![A-Za-z0-9])(--[A-Za-z][A-Za-z0-9_.\-]*+)(\s++)(?!-)([^\s,;]++)")
 # `mysql -uroot -phunter2 db`: MySQL's client takes the password glued to `-p`.
-_MYSQL_P = re.compile(r"(?<![\w-])((?:mysql(?:dump|admin|sh|import|check)?|mariadb(?:-dump)?)\b[^\n]{0,300}?\s-p)(\S++)")
+_MYSQL_P = re.compile(
+    r"(?<![\w-])((?:mysql(?:dump|admin|sh|import|check)?|mariadb(?:-dump)?)\b[^\n]{0,300}?\s-p)(\S++)"
+)
 # A key names a secret when one of its `_`/`-`/`.` separated words is a secret word (HF_TOKEN, db-password,
 # client.secret, apiKey), ends in one (PGPASSWORD, DBPASSWD), or its last word is KEY after another word
 # (OPENAI_KEY). `tokenizer_mode`, `max_num_batched_tokens` and `VLLM_USE_DEEP_GEMM` name no secret.
