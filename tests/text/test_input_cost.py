@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant.retrieval.query import analyze
+from assistant.text.glossary import english_view, translate_terms
 from assistant.text.redact import redact
 from assistant.text.report import problem_text
 from assistant.text.setup import conversation_setup
@@ -31,11 +32,13 @@ FUNCTIONS: dict[str, Callable[[str], object]] = {
     "tokenize": tokenize,
     "conversation_setup": lambda t: conversation_setup(t, [t[: len(t) // 2]]),
     "analyze": analyze,
+    "translate_terms": translate_terms,
+    "english_view": english_view,
 }
 # Units repeated into a paste: dotted and dashed runs, one character, deep brackets, long lines, mixed.
 SHAPES = [
     "a.", "a-", "a", "A", "A1", "1.", "(", "[", "{", "a_", "Ab_", "x://", "a:b@", "token-", "Error ", "Error: ",
-    "a ", " ", "\n", "1.1x", "--a=", "VLLM_", "sk-", "a/", "-a ", "File \"", "mysql ", "Bearer ", "a.-_:=/@ ",
+    "a ", " ", "\n", "1.1x", "--a=", "VLLM_", "sk-", "a/", "-a ", "File \"", "mysql ", "Bearer ", "a.-_:=/@ ", "中", "显存a",
 ]  # fmt: skip
 N = 2500
 RATIO = 10.0  # linear is ~4x for 4x the input; quadratic ~16x
