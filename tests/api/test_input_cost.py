@@ -56,19 +56,19 @@ def _cpu(call) -> tuple[float, httpx.Response]:
 
 @pytest.mark.parametrize("unit", ["a.", "a-", "a"])
 def test_a_20kb_adversarial_question_is_cheap(client: httpx.Client, unit: str) -> None:
-    """Was 24 s of CPU for `a.` × 10,000 (the issue's measure); the budget is 0.5 s for the text work, and
-    the embedding of the question and the candidate passages comes on top."""
+    """Was 24 s of CPU for `a.` × 10,000 (the issue's measure, 12 s here); the issue's budget is 0.5 s for the
+    whole request, embedding included (about 0.17 s here)."""
     cpu, r = _cpu(lambda: client.post("/v1/ask", json={"question": unit * (20_000 // len(unit))}))
     assert r.status_code == 200, r.text
-    assert cpu < 1.5, f"{cpu:.2f} s of CPU"
+    assert cpu < 0.5, f"{cpu:.2f} s of CPU"
 
 
 def test_a_long_history_is_cheap(client: httpx.Client) -> None:
-    """Three 20 KB earlier turns took 87 s; at the default limits nearly the whole body (228 KB of history) is read."""
+    """Three 20 KB earlier turns took 87 s (22 s here); budget 2 s; at the default limits nearly the whole body (228 KB of history) is read."""
     earlier = [("a." * 10_000)[:19_000], ("a-" * 10_000)[:19_000]] * 6
     cpu, r = _chat_cpu(client, earlier)
     assert r.status_code == 200, r.text
-    assert cpu < 3.0, f"{cpu:.2f} s of CPU"
+    assert cpu < 2.0, f"{cpu:.2f} s of CPU"
 
 
 def _chat_cpu(client: httpx.Client, earlier: list[str]) -> tuple[float, httpx.Response]:
