@@ -16,12 +16,13 @@ from assistant.answer.extractive import assess_hit, compose
 from assistant.answer.generative import GenerativeWriter
 from assistant.answer.passages import BlockScorer
 from assistant.errors import IncompleteIndexError, InputError
+from assistant.history import check_history
 from assistant.index import manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
 from assistant.ingest.markdown_docs import adjacent_part_ids
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
-from assistant.models import Answer, Chunk, Hit, Query, RerankOutcome, Turn
+from assistant.models import Answer, Chunk, Hit, Query, RerankOutcome, Signals, Turn
 from assistant.release.fetch import release_version
 from assistant.release.knowledge import Findings, ReleaseKnowledge
 from assistant.release.models import SyncReport
@@ -33,6 +34,7 @@ from assistant.retrieval.retriever import Retrieval, Retriever
 from assistant.settings import Settings
 from assistant.text.sanitize import clean_text, has_words
 from assistant.text.setup import UserSetup, conversation_setup
+from assistant.text.signals import extract_signals
 
 if TYPE_CHECKING:
     from assistant.sync.runner import SyncReport as SyncRunReport
@@ -208,7 +210,10 @@ class Assistant:
 
     def _retrieval(self, question: str, history: list[Turn] | None, k: int | None) -> tuple[Query, Retrieval]:
         text = validate_question(question, self.settings.max_question_chars)
-        query = analyze(contextualize(text, history), _user_turns(history))
+        check_history(history, self.settings)
+        own = extract_signals(text)  # read once, passed down: each pass over a long paste costs
+        context = contextualize(text, history, own)
+        query = analyze(context, _user_turns(history), own if context == text else None)
         return query, self.retriever.retrieve(query, k or self.settings.top_k)
 
     def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:
@@ -222,9 +227,10 @@ class Assistant:
         )
 
     @staticmethod
-    def setup(question: str, history: list[Turn] | None = None) -> UserSetup:
-        """The user's setup over the whole conversation: a follow-up's "an A100" completes the first turn."""
-        return conversation_setup(clean_text(question), _user_turns(history))  # quoted back: valid Unicode only
+    def setup(question: str, history: list[Turn] | None = None, signals: Signals | None = None) -> UserSetup:
+        """The user's setup over the whole conversation: a follow-up's "an A100" completes the first turn.
+        `signals`: the question's, when the caller has them (`Query.signals` of the question itself)."""
+        return conversation_setup(clean_text(question), _user_turns(history), signals)  # quoted back: valid Unicode
 
     def _scorer(self, query: Query) -> BlockScorer:
         """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""
@@ -244,7 +250,8 @@ class Assistant:
         """(query, the hits an LLM may use, the extractive answer, the release check, the rerank outcome)."""
         query, found = self._retrieval(question, history, k)
         hits = found.hits
-        setup = self.setup(question, history)
+        same = query.text == clean_text(question)  # no borrowed turn, nothing stripped: its signals are the question's
+        setup = self.setup(question, history, query.signals if same else None)
         findings = self.code_findings(query, vllm_version)
         check = self.releases.check(findings.release)
         bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)

@@ -49,6 +49,15 @@ class Settings(BaseSettings):
         ),
     )
     max_question_chars: int = Field(20000, ge=100, description="Longer questions are rejected with a clear error.")
+    max_history_turns: int = Field(
+        50, ge=0, description="Earlier messages a conversation may carry; more are rejected with a clear error."
+    )
+    max_turn_chars: int = Field(
+        20000, ge=100, description="Longest earlier message of a conversation; a longer one is rejected."
+    )
+    max_history_chars: int = Field(
+        250_000, ge=100, description="All earlier messages of a conversation together, in characters, at most."
+    )
 
     # Reranking (a cross-encoder behind vLLM's rerank API; docs/deploy.md)
     rerank: bool = Field(

@@ -42,7 +42,8 @@ _ENV_AS_EVAL = re.compile(f"{WORD_START}{ENV_NAME}(?:{ENV_VALUE})?")  # may end 
 _VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w.]*\w)")
 _PR = re.compile(r"(?:\b(?:PR|pr|pull request|issue)\s*#?\s*|(?<![\w&])#|/pull/|/issues/)(\d{3,6})\b")
 _SOURCES_HEADING = re.compile(
-    r"^\s*[#*_]*\s*(sources|references|citations|来源|参考)\s*[:：]?\s*[*_]*\s*$", re.IGNORECASE | re.MULTILINE
+    r"^[ \t]*+[#*_]*+[ \t]*+(sources|references|citations|来源|参考)[ \t]*+[:：]?[ \t]*+[*_]*+[ \t\r]*+$",
+    re.IGNORECASE | re.MULTILINE,  # blanks, not `\s`: a run of newlines split between two `\s*` is quadratic
 )
 # The prompt's own scaffolding: a tiny model sometimes echoes the prompt instead of answering.
 _PROMPT_ECHO = re.compile(r"</?\s*(?:source|user_message|conversation)\b|\bCite the sources as\b", re.IGNORECASE)

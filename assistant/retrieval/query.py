@@ -39,10 +39,12 @@ def _is_run_specific(token: str) -> bool:
     return bool(_RUN_SPECIFIC.search(token)) and (len(token) >= 8 or "=" in token or "/" in token)
 
 
-def analyze(text: str, earlier: Sequence[str] = ()) -> Query:
-    """`earlier`: the user's previous turns, where the platform they run may have been said ("we are on MI300X")."""
+def analyze(text: str, earlier: Sequence[str] = (), signals: Signals | None = None) -> Query:
+    """`earlier`: the user's previous turns, where the platform they run may have been said ("we are on MI300X").
+    `signals`: `extract_signals(text)` when the caller has them already (each pass over a 20 KB paste costs)."""
     lang = detect_lang(text)
-    signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
+    if signals is None:
+        signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
     problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
     focus = salient_text(problem)
     tokens = tokenize(without_log_chrome(problem))  # every line but its log chrome: any line may be the one that matters
@@ -84,14 +86,15 @@ def _platforms(text: str, signals: Signals, earlier: Sequence[str]) -> frozenset
     return user_platforms(said, extract_signals(said).gpus)
 
 
-def contextualize(question: str, history: list[Turn] | None) -> str:
+def contextualize(question: str, history: list[Turn] | None, own: Signals | None = None) -> str:
     """The text to retrieve with: a follow-up that names no problem of its own borrows the last user turn.
 
     "and on H100?" or "what about the workaround" say nothing retrievable; a new pasted error does.
+    `own`: the question's signals, when the caller has them.
     """
     if not history:
         return question
-    own = extract_signals(question)
+    own = own or extract_signals(question)
     if own.messages or len(own.strong_terms()) >= 2 or len(question) > 300:
         return question
     previous = [t.content for t in history if t.role == "user" and t.content.strip()]

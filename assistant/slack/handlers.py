@@ -10,6 +10,7 @@ from slack_sdk import WebClient
 
 from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import TrackedAssistant
+from assistant.history import recent_history
 from assistant.models import Turn
 from assistant.slack.blocks import answer_blocks, fallback_text
 
@@ -27,7 +28,8 @@ def answer_in_thread(client: WebClient, tracked: TrackedAssistant, channel: str,
     key = conversation_key(channel, thread_ts)
     store = tracked.store
     try:
-        history = store.turns(key)
+        # the thread's history is ours, not the caller's: its recent turns that fit the limits, never a refusal
+        history = recent_history(store.turns(key), tracked.assistant.settings)
     except StoreError as exc:  # an unreadable store costs the follow-up context, not the answer
         log.error("slack thread history unavailable", extra={"error": str(exc)})
         history = []

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from assistant.models import Signals
 from assistant.text.gpus import gpu_terms
 from assistant.text.signals import extract_signals
 from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
@@ -150,8 +151,8 @@ def _gpu(name: str) -> Gpu:
     return Gpu(clean, None, ())
 
 
-def _gpus(text: str) -> tuple[Gpu, ...]:
-    names = list(extract_signals(text).gpus) + [m.group(1) for m in _BARE_RTX.finditer(text)]
+def _gpus(text: str, signals: Signals) -> tuple[Gpu, ...]:
+    names = list(signals.gpus) + [m.group(1) for m in _BARE_RTX.finditer(text)]
     gpus = [_gpu(n) for n in dict.fromkeys(names)]
     specific = {sm for g in gpus if g.arch and len(g.sms) == 1 for sm in g.sms}
     # "an A100 (Ampere)": the family name adds nothing beside the card that belongs to it.
@@ -501,14 +502,14 @@ def _other_software(text: str) -> str | None:
     return None
 
 
-def extract_setup(text: str) -> UserSetup:
-    """The setup one message states."""
-    signals = extract_signals(text)
+def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
+    """The setup one message states; `signals`: `extract_signals(text)` when the caller has them already."""
+    signals = signals or extract_signals(text)
     models = _models(signals.models)
     families = tuple(dict.fromkeys(f for f in (_family(m) for m in models) if f))
     return UserSetup(
         vllm_version=_vllm_version(text),
-        gpus=_gpus(text),
+        gpus=_gpus(text, signals),
         models=models,
         families=families,
         quantization=_quantization(text),
@@ -520,15 +521,18 @@ def extract_setup(text: str) -> UserSetup:
     )
 
 
-def conversation_setup(question: str, earlier_user_turns: Sequence[str] = ()) -> UserSetup:
+def conversation_setup(
+    question: str, earlier_user_turns: Sequence[str] = (), question_signals: Signals | None = None
+) -> UserSetup:
     """The setup of a whole conversation: later turns override what earlier ones said.
 
     "It crashes on vLLM 0.31.0" then "an H100": the follow-up adds the GPU and keeps the version. The
     symptoms are the latest turn's that names one, as a follow-up often only answers a question.
     """
     setup = UserSetup()
-    for text in [*earlier_user_turns, question]:
-        turn = extract_setup(text)
+    last = len(earlier_user_turns)
+    for i, text in enumerate([*earlier_user_turns, question]):
+        turn = extract_setup(text, question_signals if i == last else None)
         setup = replace(
             setup,
             vllm_version=turn.vllm_version or setup.vllm_version,

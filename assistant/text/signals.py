@@ -7,27 +7,41 @@ import re
 from assistant.models import Signals
 from assistant.text.vocab import ENV_NAME, ENV_VALUE, FLAG, VERSION, WORD_START
 
-_EXC = re.compile(r"\b((?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt|Exit))\b")
+# Every pattern here must cost time linear in the text: a user may paste 20 KB of anything. A pattern that can
+# restart inside a run of identifier characters and scan to the run's end from each start (`a.a.a.…`) is
+# quadratic; those start only where a run starts (a lookbehind) or are bounded, and quantifiers that can only
+# give back what the next token cannot take are possessive (`*+`). tests/text/test_input_cost.py checks it.
+# An exception's class name; only the last part of a dotted path (`torch.OutOfMemoryError`) is kept, so the
+# path itself is not matched.
+_EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt|Exit))\b")
+# An error message: `pkg.mod.ValueError: text`, `CUDA error: text`, `assert …`. The exception's dotted name is
+# read from the first letter of its run of `[\w.]` (digits and dots before it skipped), never from inside it.
 _MSG = re.compile(
-    r"((?:[A-Za-z_][\w.]*(?:Error|Exception))\s*:\s*\S.{0,200}|CUDA error:\s*\S.{0,160}|(?:AssertionError|assert)\b.{0,160})"
+    r"(?<![\w.])(?:[^\W_A-Za-z]|\.)*+(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception)\s*+:\s*+\S.{0,200})"
+    r"|(?P<other>CUDA error:\s*+\S.{0,160}|(?:AssertionError|assert)\b.{0,160})"
 )
 _ENV = re.compile(f"{WORD_START}({ENV_NAME})({ENV_VALUE})?")
 _FLAG = re.compile(f"{WORD_START}({FLAG})")
 # a version, with a local part (`+cu121`), not a file name (`1.2.py`)
-_VERSION = re.compile(rf"(?<![\w.])({VERSION}(?:\+\w+)?)(?![\w.]*\.py)\b")
+# (the word boundary first, and the look for `.py` bounded: each end the version may back off to is tried)
+_VERSION = re.compile(rf"(?<![\w.])({VERSION}(?:\+\w+)?)\b(?![\w.]{{0,40}}\.py)")
 _GPU = re.compile(
     r"\b(sm_?\d{2,3}[a-z]?|RTX\s?(?:PRO\s?)?\d{4}(?:\s?Ti)?|A100|A10G?|A30|A40|A6000|H100|H200|H20|H800|A800|"
     r"B200|B300|GB200|GB300|L4|L40S?|T4|V100|MI\d{3}X?|Blackwell|Hopper|Ampere|Ada Lovelace|Volta|Turing)\b",
     re.IGNORECASE,
 )
 _MODEL = re.compile(
-    r"\b((?:[A-Za-z0-9][\w.-]*/)?(?:Qwen|Llama|Meta-Llama|DeepSeek|Mistral|Mixtral|Gemma|Phi|GLM|Kimi|gpt-oss|Yi|"
-    r"InternLM|Baichuan|Falcon|OPT|Granite|Command|SmolLM|MiniCPM|Hunyuan)[\w.-]*)",
+    r"\b((?:[A-Za-z0-9][\w.-]{0,95}/)?(?:Qwen|Llama|Meta-Llama|DeepSeek|Mistral|Mixtral|Gemma|Phi|GLM|Kimi|gpt-oss|Yi|"
+    r"InternLM|Baichuan|Falcon|OPT|Granite|Command|SmolLM|MiniCPM|Hunyuan)[\w.-]*+)",
     re.IGNORECASE,
 )
-_CAMEL = re.compile(r"\b([A-Z][a-z0-9]*[A-Z0-9][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b")
+# CamelCase: an upper-case letter, later an upper-case letter or digit, later a lower-case letter (each part
+# matched up to its first occurrence, so nothing is tried twice).
+_CAMEL = re.compile(r"\b([A-Z][a-z]*+[A-Z0-9]++[a-z][A-Za-z0-9]*+)\b")
 _SNAKE = re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\.[a-z_][\w]*)*(?:\(\))?)")
-_DOTTED_CALL = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(\))")
+# `home_path.empty()`: the run of `[\w.]` before `()`, from its start; `_dotted_calls` keeps its identifier tail.
+_CALL_RUN = re.compile(r"(?<![\w.])([\w.]++)\(\)")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 # Log lines that carry the problem rather than the noise around it.
 _SALIENT = re.compile(
@@ -56,16 +70,29 @@ def _uniq(items) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i for i in items if i))
 
 
+def _dotted_calls(text: str) -> list[str]:
+    """`a.b.c()`: the longest tail of dotted identifiers (two at least) before each `()`."""
+    calls = []
+    for m in _CALL_RUN.finditer(text):
+        parts = m.group(1).split(".")
+        n = len(parts)
+        while n and _IDENT.fullmatch(parts[n - 1]):
+            n -= 1
+        if len(parts) - n >= 2:
+            calls.append(".".join(parts[n:]) + "()")
+    return calls
+
+
 def extract_signals(text: str) -> Signals:
     exceptions = [m.group(1).rsplit(".", 1)[-1] for m in _EXC.finditer(text)]
     env = [m.group(1) + (m.group(2) or "") for m in _ENV.finditer(text)]
     env_names = {m.group(1) for m in _ENV.finditer(text)}
     identifiers = [m.group(1) for m in _CAMEL.finditer(text) if m.group(1) not in exceptions]
     identifiers += [m.group(1) for m in _SNAKE.finditer(text)]
-    identifiers += [m.group(1) for m in _DOTTED_CALL.finditer(text)]
+    identifiers += _dotted_calls(text)
     return Signals(
         exceptions=_uniq(e for e in exceptions if e not in _GENERIC_EXC),
-        messages=_uniq(m.group(1).strip() for m in _MSG.finditer(text)),
+        messages=_uniq((m.group("exc") or m.group("other")).strip() for m in _MSG.finditer(text)),
         env_vars=_uniq(env),
         flags=_uniq(m.group(1) for m in _FLAG.finditer(text)),
         versions=_uniq(m.group(1) for m in _VERSION.finditer(text)),
@@ -87,7 +114,7 @@ def is_command(line: str) -> bool:
 
 def _message_opens(body: str) -> bool:
     """An exception line whose message continues on the next, indented lines ("RuntimeError:" alone)."""
-    return bool(re.match(r"^[\w.]*(?:Error|Exception)\s*:?\s*$", body)) or (
+    return bool(re.match(r"^[\w.]*(?:Error|Exception)\s*+:?\s*+$", body)) or (
         bool(_MSG.search(body)) and body.endswith(":")
     )
 

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import Asked, TrackedAssistant
 from assistant.release.fetch import release_version
+from assistant.ui.error_log import mask_gradio_errors
 from assistant.ui.render import entry_facts_md, history_turns, message_md, sources_md, status_md
 
 log = logging.getLogger("assistant.ui")
@@ -62,6 +63,7 @@ def release_choices(tracked: TrackedAssistant) -> list[str]:
 
 def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda text: text) -> gr.Blocks:
     """`public` turns an error message into what a user may see (no server paths)."""
+    mask_gradio_errors()  # a call Gradio rejects is logged without the user's input
     store = tracked.store
 
     def respond(question: str, messages: list[dict], vllm_version: str | None = None) -> Iterator[tuple]:

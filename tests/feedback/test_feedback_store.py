@@ -208,3 +208,27 @@ def test_a_connection_the_server_dropped_is_replaced(postgres_url: str) -> None:
     assert [g.question for g in store.gaps()] == ["after the restart", "before the restart"]
     assert store.failure is None
     store.close()
+
+
+def test_the_secret_shapes_that_used_to_pass_are_masked_in_the_db(tmp_path: Path) -> None:
+    """Issue 23's shapes, stored verbatim before: through the real store, read back from the file."""
+    import sqlite3
+
+    passed = {
+        "redis://:RedisPassw0rd@cache.local:6379": "RedisPassw0rd",
+        "postgres://admin:pa/ss123word@db.local": "ss123word",
+        "https://bob:p@ssw0rd!@proxy": "ssw0rd",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "wJalrXUtnFEMI",
+        "curl -H 'X: 1' -H Bearer mysecretbearertoken123456": "mysecretbearertoken123456",
+    }
+    store = FeedbackStore(tmp_path / "feedback.sqlite3")
+    question = "vllm serve x fails with\n" + "\n".join(passed)
+    qid = store.record_question("api", question, False)
+    store.record("ui", "down", question, "answer", False, comment=question, question_id=qid)
+    store.close()
+    raw = sqlite3.connect(tmp_path / "feedback.sqlite3")
+    dump = "\n".join(raw.iterdump())
+    raw.close()
+    for secret in passed.values():
+        assert secret not in dump
+    assert "@cache.local:6379" in dump and "vllm serve x fails" in dump
