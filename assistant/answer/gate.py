@@ -47,6 +47,7 @@ _NOT_AN_END = re.compile(r"(?:\b(?:e\.g|i\.e|vs|etc|cf|approx|no)|^\s*\d{1,3}|^\
 _MARKERS_AHEAD = re.compile(r"[ \t]*(?:\[\d{1,6}(?:\s*,\s*\d{1,6})*\][ \t]*)+[.,;:!?。，]?")
 _PARTIAL_MARKER = re.compile(r"[ \t]*(?:\[\d{1,6}(?:\s*,\s*\d{1,6})*\][ \t]*)*\[[\d,\s]*$")
 _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?。，])")
+_KIND = {"flag": "flag", "env": "variable", "version": "version", "pr": "PR number", "url": "link", "code": "code span"}
 
 
 class PartSplitter:
@@ -146,6 +147,7 @@ class StreamGate:
     failure: str | None = None  # why the answer was abandoned; nothing is released after it
     abstained: bool = False
     released: list[str] = field(default_factory=list)
+    withheld: list[Term] = field(default_factory=list)  # the details that kept a part back, for the log
     _split: PartSplitter = field(default_factory=PartSplitter)
     _raw: str = ""  # the model's text read so far (markers joined), on which claims are read as `verify` reads them
     _held: list[_Held] = field(default_factory=list)
@@ -278,10 +280,13 @@ class StreamGate:
         evidence = "\n".join(self.sources[n] for n in self._cited) + "\n" + self.question
         for a, _b, term in find_terms(block):
             verdict = self._verdict(term, block, a)
+            # The reason goes to the user, so it names no term: an invented name is what must not reach them.
             if verdict is False:
-                return f"!{term.text} does not exist in vLLM {self.release_check.release}"  # type: ignore[union-attr]
+                self.withheld.append(term)
+                return f"!a {_KIND[term.kind]} it names does not exist in vLLM {self.release_check.release}"  # type: ignore[union-attr]
             if verdict is None and not supported(term, evidence):
-                return f"{term.text} appears in none of the cited sources"
+                self.withheld.append(term)
+                return f"a {_KIND[term.kind]} it names appears in none of the cited sources"
         if _has_words(block) and not grounded(block, self.sources, self.question, self._cited, self.min_grounding):
             return "the answer shares too little with its sources"
         return None

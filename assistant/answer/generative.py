@@ -360,7 +360,8 @@ class GenerativeWriter:
             if checked.abstained:
                 notice = NOTICES["abstained"]
             else:
-                log.info("streamed answer stopped: %s", "; ".join(checked.problems))
+                held = ", ".join(dict.fromkeys(t.text for t in gate.withheld))
+                log.info("streamed answer stopped: %s (withheld: %s)", "; ".join(checked.problems), held or "-")
                 notice = NOTICES["failed"].format(reason=checked.problems[0])
         if sent:
             yield Switch(notice)
