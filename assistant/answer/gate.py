@@ -287,7 +287,9 @@ class StreamGate:
             if verdict is None and not supported(term, evidence):
                 self.withheld.append(term)
                 return f"a {_KIND[term.kind]} it names appears in none of the cited sources"
-        if _has_words(block) and not grounded(block, self.sources, self.question, self._cited, self.min_grounding):
+        # Grounding as `verify` reads it, over the answer so far: one short sentence may share few words.
+        so_far = "".join(self.released) + block
+        if _has_words(block) and not grounded(so_far, self.sources, self.question, self._cited, self.min_grounding):
             return "the answer shares too little with its sources"
         return None
 
