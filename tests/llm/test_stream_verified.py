@@ -135,3 +135,26 @@ def test_the_model_abstaining_shows_no_marker(planted, planted_assistant):
     items = list(planted_assistant.stream(AWQ_QUESTION))
     assert all("NO_ANSWER" not in i for i in items if isinstance(i, str))
     assert items[-1].notice == NOTICES["abstained"]
+
+
+# --- the Gradio UI, through its own HTTP API ------------------------------------------------------------
+
+
+def test_the_ui_never_shows_an_invented_name_while_it_streams(planted, planted_assistant, tmp_path, base_assistant):
+    from gradio_client import Client
+
+    planted.say(BAD_REPLY)
+    settings = planted_assistant.settings.with_overrides(feedback_db=tmp_path / "feedback.sqlite3")
+    with ServerThread(create_app(settings, planted_assistant, ui=True)) as server:
+        server.wait_ready()
+        client = Client(server.url + "/ui/", verbose=False)
+        job = client.submit(AWQ_QUESTION, [], None, api_name="/ask")
+        job.result(timeout=120)
+        updates = job.outputs()
+    assert len(updates) > 2  # the UI streamed: pending turns, then the final one
+    for update in updates:
+        assert_nothing_invented(str(update))
+    assert any(FIRST_SENTENCE.strip() in str(u[0]) for u in updates[:-1])  # the verified part was shown first
+    shown = str(updates[-1][0][-1]["content"])
+    assert base_assistant.ask(AWQ_QUESTION).body.split("\n")[0] in shown and FIRST_SENTENCE.strip() not in shown
+    assert "failed verification" in str(updates[-1][2])
