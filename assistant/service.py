@@ -18,6 +18,7 @@ from assistant.errors import IncompleteIndexError, InputError
 from assistant.index import manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
+from assistant.index.vector_cache import CachedEmbedder
 from assistant.ingest.markdown_docs import adjacent_part_ids
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
 from assistant.models import Answer, Chunk, Hit, Query, Turn
@@ -70,12 +71,17 @@ class Assistant:
         return self._embedder or make_embedder(self.settings)
 
     @cached_property
+    def query_embedder(self) -> CachedEmbedder:
+        """The embedder for answering: questions and docs paragraphs recur, and their vectors are kept."""
+        return CachedEmbedder(self.embedder, self.settings.vector_cache_size)
+
+    @cached_property
     def store(self) -> ChromaStore:
         return self._store or ChromaStore(self.settings)
 
     @cached_property
     def retriever(self) -> Retriever:
-        return Retriever(self.settings, self.store, self.embedder)
+        return Retriever(self.settings, self.store, self.query_embedder)
 
     @cached_property
     def releases(self) -> ReleaseKnowledge:
@@ -219,7 +225,7 @@ class Assistant:
         """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""
 
         def score(blocks):
-            vectors = self.embedder.embed([query.dense_text, *blocks])
+            vectors = self.query_embedder.embed([query.dense_text, *blocks])
             return [float(v @ vectors[0]) for v in vectors[1:]]
 
         return score
