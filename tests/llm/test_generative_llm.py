@@ -135,13 +135,27 @@ def test_a_slow_server_is_abandoned_at_the_timeout(stub, make_assistant, base_as
 
 def test_a_stream_that_stalls_is_abandoned_at_the_timeout(stub, make_assistant):
     # ~50 words at 0.4 s each, 20 s in all, each gap shorter than the timeout: only the one deadline for the whole
-    # call can stop it, and the words that came before it were shown.
+    # call can stop it. No sentence was complete by then, so none was sent: the stream is the extractive answer.
     stub.mode, stub.delay, stub.reply = "drip", 0.4, GOOD_REPLY
     assistant = make_assistant(stub.base_url, llm_timeout=1.5)
     assistant.warm_up()  # the LLM client is built before the deadline starts
     deltas, answer = collect(assistant.stream(AWQ_QUESTION))
-    assert deltas and "".join(deltas) != GOOD_REPLY
+    assert deltas == [answer.body] and answer.written_by == "extractive"
     assert answer.notice == NOTICES["timeout"].format(seconds=1.5)
+
+
+def test_a_stream_cut_after_a_verified_part_switches_to_the_extractive_answer(stub, make_assistant):
+    # The first sentence (24 words at 0.05 s) is verified and sent; the deadline falls inside the second (80 words).
+    first = GOOD_REPLY.split(" [1]. ")[0] + " [1]. "
+    stub.mode, stub.delay, stub.reply = "drip", 0.05, first + "On older versions " * 20 + "use --enforce-eager [1]."
+    assistant = make_assistant(stub.base_url, llm_timeout=2.5)
+    assistant.warm_up()
+    items = list(assistant.stream(AWQ_QUESTION))
+    answer = items[-1]
+    switch = next(i for i in items if isinstance(i, Switch))
+    assert "".join(items[: items.index(switch)]) == first
+    assert items[items.index(switch) + 1 : -1] == [answer.body] and answer.written_by == "extractive"
+    assert switch.notice == answer.notice == NOTICES["timeout"].format(seconds=2.5)
 
 
 def test_an_http_error_gives_the_extractive_answer(stub, make_assistant):
