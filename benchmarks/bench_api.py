@@ -98,7 +98,17 @@ def sequential(base: str, n: int) -> list[float]:
     return times
 
 
-async def load(base: str, concurrency: int, duration: float, max_requests: int) -> tuple[int, int, float, list[float]]:
+def pasted_reports() -> list[str]:
+    """The 40 real pasted reports of the eval (logs, tracebacks, collect_env output): what users mostly send."""
+    import json
+
+    with (REPO / "eval" / "sets" / "reports.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line)["query"] for line in f if line.strip()]
+
+
+async def load(
+    base: str, concurrency: int, duration: float, max_requests: int, questions: list[str] = QUESTIONS
+) -> tuple[int, int, float, list[float]]:
     latencies: list[float] = []
     errors = 0
     issued = 0
@@ -108,7 +118,7 @@ async def load(base: str, concurrency: int, duration: float, max_requests: int) 
         nonlocal errors, issued
         while time.perf_counter() < deadline and issued < max_requests:
             issued += 1
-            q = f"{QUESTIONS[issued % len(QUESTIONS)]} (load {w}-{issued})"
+            q = f"{questions[issued % len(questions)]} (load {w}-{issued})"
             t = time.perf_counter()
             try:
                 r = await client.post("/v1/ask", json={"question": q})
@@ -135,6 +145,12 @@ def main() -> int:
     p.add_argument("--concurrency", type=int, default=4, help="concurrent clients in the load phase")
     p.add_argument("--duration", type=float, default=20.0, help="seconds of the load phase")
     p.add_argument("--max-requests", type=int, default=5000, help="hard cap on load-phase requests")
+    p.add_argument(
+        "--questions",
+        choices=["short", "reports"],
+        default="short",
+        help="load-phase questions: short one-line questions, or the eval's 40 pasted reports (each once per 40)",
+    )
     args = p.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-api-"))
@@ -159,8 +175,10 @@ def main() -> int:
         )
         rows.append(("warm /v1/ask latency, sequential p95", f"{percentile(seq, 95) * 1000:.1f} ms"))
         rows.append(("sequential throughput", f"{len(seq) / sum(seq):.1f} req/s"))
-        n, errors, elapsed, lat = asyncio.run(load(base, args.concurrency, args.duration, args.max_requests))
-        rows.append((f"throughput, {args.concurrency} concurrent clients, {elapsed:.0f} s", f"{n / elapsed:.1f} req/s"))
+        questions = pasted_reports() if args.questions == "reports" else QUESTIONS
+        n, errors, elapsed, lat = asyncio.run(load(base, args.concurrency, args.duration, args.max_requests, questions))
+        label = f"throughput, {args.concurrency} concurrent clients, {elapsed:.0f} s ({args.questions} questions)"
+        rows.append((label, f"{n / elapsed:.1f} req/s"))
         rows.append(
             (
                 "latency under that load p50 / p95",
