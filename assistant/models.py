@@ -174,6 +174,14 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """A stream item: the generated text streamed so far stops here, and the deltas after it are the extractive
+    answer. A face that can redraw drops what it showed; one that cannot (an SSE client) shows `notice`."""
+
+    notice: str
+
+
+@dataclass(frozen=True)
 class Turn:
     """One message of a conversation, for follow-up questions."""
 

@@ -20,6 +20,7 @@ from assistant.history import check_history
 from assistant.index import manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
+from assistant.index.vector_cache import CachedEmbedder
 from assistant.ingest.markdown_docs import adjacent_part_ids
 from assistant.ingest.pipeline import IngestReport, Progress, ingest
 from assistant.models import Answer, Chunk, Hit, Query, RerankOutcome, Signals, Turn
@@ -74,6 +75,11 @@ class Assistant:
         return self._embedder or make_embedder(self.settings)
 
     @cached_property
+    def query_embedder(self) -> CachedEmbedder:
+        """The embedder for answering: questions and docs paragraphs recur, and their vectors are kept."""
+        return CachedEmbedder(self.embedder, self.settings.vector_cache_size)
+
+    @cached_property
     def store(self) -> ChromaStore:
         return self._store or ChromaStore(self.settings)
 
@@ -84,7 +90,7 @@ class Assistant:
 
     @cached_property
     def retriever(self) -> Retriever:
-        return Retriever(self.settings, self.store, self.embedder, self.reranker)
+        return Retriever(self.settings, self.store, self.query_embedder, self.reranker)
 
     @cached_property
     def releases(self) -> ReleaseKnowledge:
@@ -236,7 +242,7 @@ class Assistant:
         """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""
 
         def score(blocks):
-            vectors = self.embedder.embed([query.dense_text, *blocks])
+            vectors = self.query_embedder.embed([query.dense_text, *blocks])
             return [float(v @ vectors[0]) for v in vectors[1:]]
 
         return score

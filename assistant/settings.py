@@ -166,6 +166,12 @@ class Settings(BaseSettings):
         le=64,
         description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best.",
     )
+    vector_cache_size: int = Field(
+        8192,
+        ge=0,
+        le=1_000_000,
+        description="Vectors of questions and docs paragraphs kept in memory (about 1.6 KB each); 0 embeds every time.",
+    )
 
     # Sync (corpus/sources.yaml)
     sources_file: Path = Field(

@@ -119,8 +119,16 @@ def sequential(base: str, n: int, tag: str) -> list[float]:
     return times
 
 
+def pasted_reports() -> list[str]:
+    """The 40 real pasted reports of the eval (logs, tracebacks, collect_env output): what users mostly send."""
+    import json
+
+    with (REPO / "eval" / "sets" / "reports.jsonl").open(encoding="utf-8") as f:
+        return [json.loads(line)["query"] for line in f if line.strip()]
+
+
 async def load(
-    bases: list[str], concurrency: int, duration: float, max_requests: int
+    bases: list[str], concurrency: int, duration: float, max_requests: int, questions: list[str] = QUESTIONS
 ) -> tuple[int, int, float, list[float]]:
     """C clients for at most `duration` s and `max_requests` requests, each request to the next worker in turn."""
     latencies: list[float] = []
@@ -135,7 +143,7 @@ async def load(
             i = next(issued)
             if i >= max_requests:
                 return
-            q = f"{QUESTIONS[i % len(QUESTIONS)]} (load {w}-{i})"
+            q = f"{questions[i % len(questions)]} (load {w}-{i})"
             t = time.perf_counter()
             try:
                 r = await client.post(f"{next(targets)}/v1/ask", json={"question": q})
@@ -172,7 +180,14 @@ def main() -> int:
     p.add_argument("--max-requests", type=int, default=400, help="hard cap on each load phase's requests")
     p.add_argument("--requests", type=int, default=40, help="sequential requests for the reranker's cost (each way)")
     p.add_argument("--no-rerank", action="store_true", help="skip the reranker's cost")
+    p.add_argument(
+        "--questions",
+        choices=["short", "reports"],
+        default="short",
+        help="load-phase questions: short one-line questions, or the eval's 40 pasted reports (each once per 40)",
+    )
     args = p.parse_args()
+    questions = pasted_reports() if args.questions == "reports" else QUESTIONS
 
     work = Path(tempfile.mkdtemp(prefix="bench-api-"))
     load_start = os.getloadavg()
@@ -204,7 +219,7 @@ def main() -> int:
                 for b in bases[1:]:
                     sequential(b, 2, f"warm{n}")
                 count, errors, elapsed, lat = asyncio.run(
-                    load(bases, args.concurrency, args.duration, args.max_requests)
+                    load(bases, args.concurrency, args.duration, args.max_requests, questions)
                 )
             finally:
                 stop(procs)

@@ -16,9 +16,10 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from assistant.answer.gate import StreamGate
 from assistant.answer.text import LABELS
 from assistant.answer.verify import ABSTAIN_MARKER, UNVERIFIED, ReleaseCheck, Verification, verify
-from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query, Turn
+from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query, Switch, Turn
 from assistant.retrieval.evidence import min_confidence_for
 from assistant.settings import Settings
 from assistant.text.redact import redact
@@ -157,6 +158,11 @@ def finish(
     if not checked.passed:
         log.info("generated answer rejected: %s", "; ".join(checked.problems))
         return replace(fallback, notice=NOTICES["failed"].format(reason=checked.problems[0]))
+    return _generated(prompt, checked, query, hits)
+
+
+def _generated(prompt: Prompt, checked: Verification, query: Query, hits: Sequence[Hit]) -> Answer:
+    """The answer the model wrote, as verified, with the sources it still cites."""
     citations = tuple(
         Citation(
             n, prompt.sources[n - 1].chunk.id, prompt.sources[n - 1].chunk.title, prompt.sources[n - 1].chunk.source
@@ -176,6 +182,14 @@ def finish(
         notice=notice,
         written_by="llm",
     )
+
+
+class LLMFailed(Exception):
+    """The LLM call failed or ran out of time; `notice` says so to the user."""
+
+    def __init__(self, notice: str):
+        super().__init__(notice)
+        self.notice = notice
 
 
 class HideReasoning:
@@ -274,6 +288,31 @@ class GenerativeWriter:
         except Exception as exc:  # noqa: BLE001 — any failure of the call is reported to the consumer as a fallback
             out.put(("error", exc))
 
+    def _deltas(self, prompt: Prompt) -> Iterator[str]:
+        """The model's text as it comes, all under one deadline; `LLMFailed` with the notice when the call fails."""
+        out: queue.Queue = queue.Queue()
+        stop = threading.Event()
+        started = time.monotonic()
+        deadline = started + self.settings.llm_timeout
+        worker = threading.Thread(target=self._pump, args=(prompt, out, stop), name="llm-stream", daemon=True)
+        worker.start()
+        try:
+            while True:
+                try:
+                    kind, value = out.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    log.warning("LLM call abandoned after %.1f s", time.monotonic() - started)
+                    raise LLMFailed(NOTICES["timeout"].format(seconds=self.settings.llm_timeout)) from None
+                if kind == "delta":
+                    yield value
+                elif kind == "error":
+                    log.warning("LLM call failed after %.1f s: %r", time.monotonic() - started, value)
+                    raise LLMFailed(_failure_notice(value, self.settings))
+                else:
+                    return
+        finally:
+            stop.set()  # the producer stops at its next chunk; an abandoned read ends at the client timeout
+
     def stream(
         self,
         query: Query,
@@ -281,48 +320,53 @@ class GenerativeWriter:
         fallback: Answer,
         history: Sequence[Turn] | None = None,
         release_check: ReleaseCheck | None = None,
-    ) -> Iterator[str | Answer]:
-        """Token deltas as the model writes them, then the final verified Answer (or the fallback)."""
+    ) -> Iterator[str | Switch | Answer]:
+        """The answer's text, part by part as each passes verification, then the final Answer.
+
+        Nothing unchecked is sent: a part (sentence, line, code block) is yielded once its citations, flags,
+        env vars, versions and PR numbers are backed by the cited sources or the user's release
+        (`assistant/answer/gate.py`). When a part fails, or the call fails, the extractive answer follows: after
+        a `Switch` with the notice if some generated text was already sent, and the final Answer is that
+        fallback. This is stricter than `write`, which can still mark a detail `(unverified)` after the fact.
+        """
         bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
         prompt = build_prompt(query, hits, bar, history)
         if not prompt.sources:
             yield fallback.body
             yield fallback
             return
-        out: queue.Queue = queue.Queue()
-        stop = threading.Event()
-        started = time.monotonic()
-        deadline = started + self.settings.llm_timeout
-        worker = threading.Thread(target=self._pump, args=(prompt, out, stop), name="llm-stream", daemon=True)
-        worker.start()
+        gate = StreamGate(prompt.evidence, query.text, release_check)
         hide = HideReasoning()
-        raw: list[str] = []
+        sent = False
         notice = None
+        deltas = self._deltas(prompt)
         try:
-            while True:
-                try:
-                    kind, value = out.get(timeout=max(0.0, deadline - time.monotonic()))
-                except queue.Empty:
-                    notice = NOTICES["timeout"].format(seconds=self.settings.llm_timeout)
-                    log.warning("LLM call abandoned after %.1f s", time.monotonic() - started)
+            for delta in deltas:
+                for part in gate.feed(hide.feed(delta)):
+                    sent = True
+                    yield part
+                if not gate.open:
                     break
-                if kind == "delta":
-                    raw.append(value)
-                    shown = hide.feed(value)
-                    if shown:
-                        yield shown
-                elif kind == "error":
-                    notice = _failure_notice(value, self.settings)
-                    log.warning("LLM call failed after %.1f s: %r", time.monotonic() - started, value)
-                    break
-                else:
-                    break
+        except LLMFailed as failed:
+            notice = failed.notice
         finally:
-            stop.set()  # the producer stops at its next chunk; an abandoned read ends at the client timeout
-        if notice is not None:
-            yield replace(fallback, notice=notice)
-            return
-        yield finish(prompt, "".join(raw), query, hits, fallback, release_check)
+            deltas.close()
+        if notice is None:
+            tail, checked = gate.close()
+            if checked.passed:
+                yield from tail
+                yield _generated(prompt, checked, query, hits)
+                return
+            if checked.abstained:
+                notice = NOTICES["abstained"]
+            else:
+                held = ", ".join(dict.fromkeys(t.text for t in gate.withheld))
+                log.info("streamed answer stopped: %s (withheld: %s)", "; ".join(checked.problems), held or "-")
+                notice = NOTICES["failed"].format(reason=checked.problems[0])
+        if sent:
+            yield Switch(notice)
+        yield fallback.body
+        yield replace(fallback, notice=notice)
 
     def write(
         self,
@@ -332,8 +376,13 @@ class GenerativeWriter:
         history: Sequence[Turn] | None = None,
         release_check: ReleaseCheck | None = None,
     ) -> Answer:
-        answer = fallback
-        for item in self.stream(query, hits, fallback, history, release_check):
-            if isinstance(item, Answer):
-                answer = item
-        return answer
+        """The whole answer at once, verified as a whole (unsupported details marked `(unverified)`)."""
+        bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
+        prompt = build_prompt(query, hits, bar, history)
+        if not prompt.sources:
+            return fallback
+        try:
+            raw = "".join(self._deltas(prompt))
+        except LLMFailed as failed:
+            return replace(fallback, notice=failed.notice)
+        return finish(prompt, raw, query, hits, fallback, release_check)

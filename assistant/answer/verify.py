@@ -173,20 +173,21 @@ def supported(term: Term, evidence: str) -> bool:
     return key in text
 
 
+def content_words(text: str) -> list[str]:
+    """The words grounding is measured on: English words, Chinese character pairs; not the filler of any answer."""
+    t = text.lower()
+    out = [w for w in _WORD.findall(t) if w not in UNGROUNDED_WORDS]
+    for run in _CJK_RUN.findall(t):
+        out += [run[i : i + 2] for i in range(len(run) - 1)]
+    return out
+
+
 def _grounding(text: str, evidence: str) -> float:
     """Share of the answer's content words (English words, Chinese character pairs) found in the evidence."""
-
-    def words(t: str) -> list[str]:
-        t = t.lower()
-        out = [w for w in _WORD.findall(t) if w not in UNGROUNDED_WORDS]
-        for run in _CJK_RUN.findall(t):
-            out += [run[i : i + 2] for i in range(len(run) - 1)]
-        return out
-
-    mine = words(_MARKER.sub(" ", text))
+    mine = content_words(_MARKER.sub(" ", text))
     if not mine:
         return 0.0
-    have = set(words(evidence))
+    have = set(content_words(evidence))
     return sum(w in have for w in mine) / len(mine)
 
 
@@ -334,6 +335,45 @@ def mark_unverified(text: str, spans: list[tuple[int, int, Term]], markers: Mapp
     return "".join(out)
 
 
+def judge(
+    text: str,
+    sources: Mapping[int, str],
+    question: str,
+    cited: tuple[int, ...],
+    *,
+    detached: int,
+    backed: int,
+    flagged: int,
+    max_unverified: int = 3,
+    min_grounding: float = 0.35,
+) -> list[str]:
+    """Why a whole answer fails (empty when it passes): the checks that need all of it, shared by `verify`
+    and the streamed release of an answer part by part (`assistant/answer/gate.py`)."""
+    problems: list[str] = []
+    broken = _looks_broken(text)
+    if broken:
+        problems.append(broken)
+    if not cited:
+        problems.append("the answer cites none of the sources for what it says")
+    if flagged > max_unverified:
+        problems.append(
+            f"{flagged} flags, variables, versions or links appear in none of the cited "
+            "sources or do not exist in the user's vLLM release"
+        )
+    if cited and detached > backed:
+        problems.append("most claims are not backed by the sources they cite")
+    if cited and not broken and not grounded(text, sources, question, cited, min_grounding):
+        problems.append("the answer shares too little with its sources")
+    return problems
+
+
+def grounded(text: str, sources: Mapping[int, str], question: str, cited, min_grounding: float = 0.35) -> bool:
+    """Whether `text` shares enough words with its cited sources (restating the question alone is not enough)."""
+    sources_only = "\n".join(sources[n] for n in cited)
+    evidence = sources_only + "\n" + question
+    return _grounding(text, evidence) >= min_grounding and _grounding(text, sources_only) >= min_grounding / 2
+
+
 # --- the verdict ----------------------------------------------------------------------------------
 
 
@@ -394,23 +434,17 @@ def verify(
     absent = tuple(dict.fromkeys(t for _a, _b, t in absent_spans))
     text = mark_unverified(text, bad + absent_spans, markers)
 
-    problems: list[str] = []
-    broken = _looks_broken(text)
-    if broken:
-        problems.append(broken)
-    if not cited:
-        problems.append("the answer cites none of the sources for what it says")
-    if len(unverified) + len(absent) > max_unverified:
-        problems.append(
-            f"{len(unverified) + len(absent)} flags, variables, versions or links appear in none of the cited "
-            "sources or do not exist in the user's vLLM release"
-        )
-    if cited and detached > len([k for k in keep.values() if k]):
-        problems.append("most claims are not backed by the sources they cite")
-    if cited and not broken:
-        sources_only = "\n".join(sources[n] for n in cited)
-        if _grounding(text, evidence) < min_grounding or _grounding(text, sources_only) < min_grounding / 2:
-            problems.append("the answer shares too little with its sources")
+    problems = judge(
+        text,
+        sources,
+        question,
+        cited,
+        detached=detached,
+        backed=len([k for k in keep.values() if k]),
+        flagged=len(unverified) + len(absent),
+        max_unverified=max_unverified,
+        min_grounding=min_grounding,
+    )
     return Verification(
         text=text,
         cited=cited,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from assistant.errors import StoreError
 from assistant.feedback.store import Face, FeedbackStore
-from assistant.models import Answer, Turn
+from assistant.models import Answer, Switch, Turn
 from assistant.service import Assistant
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,8 @@ class TrackedAssistant:
         history: list[Turn] | None = None,
         k: int | None = None,
         vllm_version: str | None = None,
-    ) -> Iterator[str | Asked]:
-        """Deltas, then an `Asked` (answer + question id) as the last item."""
+    ) -> Iterator[str | Switch | Asked]:
+        """Deltas (and a `Switch` when a generated answer is abandoned), then an `Asked` (answer + question id)."""
         for item in self.assistant.stream(question, history, k, vllm_version):
             if isinstance(item, Answer):
                 yield Asked(item, self._log(face, question, item))

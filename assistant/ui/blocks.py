@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from assistant.errors import AssistantError, InputError, StoreError
 from assistant.feedback.tracked import Asked, TrackedAssistant
+from assistant.models import Switch
 from assistant.release.fetch import release_version
 from assistant.ui.error_log import mask_gradio_errors
 from assistant.ui.render import entry_facts_md, history_turns, message_md, sources_md, status_md
@@ -99,6 +100,10 @@ def build_ui(tracked: TrackedAssistant, is_ready=lambda: True, public=lambda tex
                         "abstained": answer.abstained,
                     }
                     yield done, "", status_md(answer), entry_facts_md(answer), sources_md(answer), last
+                elif isinstance(item, Switch):  # the generated text is withdrawn; the extractive answer follows
+                    partial = ""
+                    pending = messages + [{"role": "user", "content": question}, {"role": "assistant", "content": ""}]
+                    yield pending, "", item.notice, gr.skip(), gr.skip(), gr.skip()
                 else:
                     partial += item
                     pending = messages + [

@@ -205,6 +205,49 @@ class StubOpenAI:
         self.server.server_close()
 
 
+class PlantedServer:
+    """`tests/llm/sse_server.py` in its own process: an OpenAI-compatible server streaming what `say()` planted."""
+
+    def __init__(self, folder: Path):
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.reply_file = folder / "reply.txt"
+        self.reply_file.write_text("", encoding="utf-8")
+        self.proc: subprocess.Popen | None = None
+
+    def say(self, text: str) -> None:
+        self.reply_file.write_text(text, encoding="utf-8")
+
+    def start(self, wait: float = 20.0) -> PlantedServer:
+        script = Path(__file__).with_name("sse_server.py")
+        cmd = [sys.executable, str(script), "--port", str(self.port), "--reply-file", str(self.reply_file)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"sse_server.py exited: {self.proc.stderr.read().decode()[-2000:]}")
+            try:
+                if httpx.get(f"{self.base_url}/models", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"sse_server.py did not answer within {wait:.0f} s")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory) -> Iterator[PlantedServer]:
+    server = PlantedServer(tmp_path_factory.mktemp("planted")).start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def dead_url() -> str:
     """A loopback URL where nothing listens."""

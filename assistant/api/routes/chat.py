@@ -3,7 +3,8 @@
 The last user message with words is the question; earlier user/assistant messages are the conversation used for
 follow-ups. Citations are in the text ([n] and the sources footer this route renders, as `ask` prints
 it) and in an extra `citations` field. When streaming, the body arrives as deltas and the footer as the
-last content delta.
+last content delta. With an LLM backend the body streams part by part, each part only once verified; when
+the generated answer is abandoned a delta with the notice says so and the extractive answer follows.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from assistant.api.public import public_text
 from assistant.api.schemas import ERROR_RESPONSES, MODEL_ID, ChatCompletion, ChatMessage, ChatRequest, ModelList
 from assistant.errors import AssistantError
 from assistant.feedback.tracked import Asked
-from assistant.models import Answer, Turn
+from assistant.models import Answer, Switch, Turn
 from assistant.settings import Settings
 from assistant.text.sanitize import has_words
 
@@ -141,16 +142,24 @@ def _chunk(cid: str, created: int, model: str, delta: dict, finish: str | None =
 
 
 def _sse(
-    cid: str, created: int, model: str, first: str | Asked, rest: Iterator[str | Asked], settings: Settings
+    cid: str,
+    created: int,
+    model: str,
+    first: str | Switch | Asked,
+    rest: Iterator[str | Switch | Asked],
+    settings: Settings,
 ) -> Iterator[str]:
     yield _chunk(cid, created, model, {"role": "assistant", "content": ""})
     streamed = ""
     try:
         for item in _chain(first, rest):
-            if isinstance(item, Asked):
+            if isinstance(item, Switch):  # what was streamed is withdrawn: say so, then the extractive answer
+                streamed = ""
+                yield _chunk(cid, created, model, {"content": f"\n\n---\n{item.notice}\n\n"})
+            elif isinstance(item, Asked):
                 answer = item.answer
                 extras = _extras(answer)
-                if answer.body == streamed:  # the sources footer follows the streamed body
+                if answer.body.strip() == streamed.strip():  # the sources footer follows the streamed body
                     footer = sources_footer(answer.citations, answer.language)
                     if footer:
                         yield _chunk(cid, created, model, {"content": "\n\n" + footer})
