@@ -181,6 +181,11 @@ def main() -> int:
     p.add_argument("--requests", type=int, default=40, help="sequential requests for the reranker's cost (each way)")
     p.add_argument("--no-rerank", action="store_true", help="skip the reranker's cost")
     p.add_argument(
+        "--index-dir",
+        type=Path,
+        help="serve this existing on-disk index (e.g. make run's .index) with one embedded-store worker, no chroma run",
+    )
+    p.add_argument(
         "--questions",
         choices=["short", "reports"],
         default="short",
@@ -188,6 +193,11 @@ def main() -> int:
     )
     args = p.parse_args()
     questions = pasted_reports() if args.questions == "reports" else QUESTIONS
+    if args.index_dir is not None:
+        if not (args.index_dir / "chroma").is_dir():
+            p.error(f"--index-dir {args.index_dir}: no index there (build it with make run or `ingest --index-dir`)")
+        if any(n != 1 for n in args.workers):
+            p.error("--index-dir serves an embedded store, which one process may open: use --workers 1")
 
     work = Path(tempfile.mkdtemp(prefix="bench-api-"))
     load_start = os.getloadavg()
@@ -201,17 +211,24 @@ def main() -> int:
         "ASSISTANT_LOG_LEVEL": "WARNING",
     }
     base_env.setdefault("ASSISTANT_VLLM_RELEASES", "[]")  # no 336 MB wheel download at start-up unless asked for
+    if args.index_dir is not None:  # an existing index, embedded: no chroma run, nothing to build
+        base_env["ASSISTANT_INDEX_DIR"] = str(args.index_dir.resolve())
+        del base_env["ASSISTANT_CHROMA_URL"]
     rows: list[tuple[str, str]] = []
     started = time.perf_counter()
     chroma_cmd = [str(Path(sys.executable).parent / "chroma"), "run", "--path", str(work / "chroma"),
                   "--host", HOST, "--port", str(chroma_port)]  # fmt: skip
-    chroma = spawn(chroma_cmd, base_env, work / "chroma.log")
-    helpers = [chroma]
+    helpers = []
     try:
-        wait_for(f"http://{HOST}:{chroma_port}/api/v2/heartbeat", chroma, work / "chroma.log", started)
-        procs, _, first = start_workers(1, base_env, work, "build")  # builds the index into Chroma, alone
-        stop(procs)
-        rows.append(("start-up to ready, 1 worker, first run (builds the index into `chroma run`)", f"{first:.1f} s"))
+        if args.index_dir is None:
+            chroma = spawn(chroma_cmd, base_env, work / "chroma.log")
+            helpers.append(chroma)
+            wait_for(f"http://{HOST}:{chroma_port}/api/v2/heartbeat", chroma, work / "chroma.log", started)
+            procs, _, first = start_workers(1, base_env, work, "build")  # builds the index into Chroma, alone
+            stop(procs)
+            rows.append(
+                ("start-up to ready, 1 worker, first run (builds the index into `chroma run`)", f"{first:.1f} s")
+            )
         for n in args.workers:
             procs, bases, ready = start_workers(n, base_env, work, f"w{n}")
             try:
