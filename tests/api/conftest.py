@@ -16,7 +16,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from assistant.app import create_app
 from assistant.service import Assistant
 from assistant.settings import Settings
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
 
 
 @pytest.fixture(scope="session")

@@ -2,52 +2,28 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import time
-from pathlib import Path
-
-import httpx
 import pytest
 
 from assistant.service import Assistant
 from tests.conftest import CURATED, make_settings
-from tests.server import free_port
+from tests.helpers.chroma import chroma_server
+from tests.helpers.known import KNOWN, KNOWN_ENTRY, KNOWN_FIX
+from tests.helpers.server import free_port
 
 
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory):
-    exe = shutil.which("chroma") or str(Path(__import__("sys").executable).parent / "chroma")
-    port = free_port()
-    data = tmp_path_factory.mktemp("chroma-server")
-    log = (data / "server.log").open("w")
-    proc = subprocess.Popen([exe, "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (data / "server.log").read_text()
-            try:
-                if httpx.get(url + "/api/v2/heartbeat", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "chroma run did not answer its heartbeat"
-            time.sleep(0.2)
+    with chroma_server(tmp_path_factory.mktemp("chroma-server")) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
 
 
 def test_ingest_and_answer_through_a_chroma_server(chroma_url, tmp_path, embedder):
     a = Assistant(make_settings(tmp_path, chroma_url=chroma_url), embedder=embedder)
     report = a.ensure_index()
     assert report is not None and report.added == CURATED
-    answer = a.ask("RuntimeError: not home_path.empty()")
-    assert answer.citations[0].id == "deepgemm-fp8-home-path-empty"
-    assert "VLLM_USE_DEEP_GEMM=0" in answer.body
+    answer = a.ask(KNOWN)
+    assert answer.citations[0].id == KNOWN_ENTRY
+    assert KNOWN_FIX in answer.body
     assert not (tmp_path / "chroma").exists()  # nothing went to the embedded store
 
     # A second client (another API worker) sees the same index and re-ingest writes nothing.
@@ -65,4 +41,4 @@ def test_unreachable_server_is_a_clear_error(tmp_path, embedder):
 
     a = Assistant(make_settings(tmp_path, chroma_url=f"http://127.0.0.1:{free_port()}"), embedder=embedder)
     with pytest.raises(IndexError_, match="cannot open the Chroma store"):
-        a.ask("RuntimeError: not home_path.empty()")
+        a.ask(KNOWN)

@@ -18,7 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from assistant.app import create_app
 from assistant.settings import Settings
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
 
 BOT_USER, BOT_ID, SECRET = "UBOT", "BBOT", "test-signing-secret"
 

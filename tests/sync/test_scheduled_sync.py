@@ -11,7 +11,7 @@ import httpx
 from assistant.api import create_api
 from assistant.service import Assistant
 from tests.conftest import make_settings
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
 from tests.sync.conftest import REPO, SWAP_ERROR
 
 ISSUE = f"https://github.com/{REPO}/issues/2"

@@ -13,7 +13,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from assistant.app import create_app
 from assistant.settings import Settings
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

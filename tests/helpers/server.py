@@ -1,10 +1,9 @@
-"""Test helper: run an ASGI app with uvicorn in a background thread on loopback."""
+"""Run an ASGI app with uvicorn in a background thread on loopback; free loopback ports."""
 
 from __future__ import annotations
 
 import socket
 import threading
-import time
 from typing import Self
 
 import uvicorn
@@ -30,27 +29,22 @@ class ServerThread:
 
     def start(self, timeout: float = 30.0) -> ServerThread:
         self.thread.start()
-        deadline = time.monotonic() + timeout
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
+        from tests.helpers.wait import wait_until
+
+        def started() -> bool:
+            if not self.thread.is_alive():
                 raise RuntimeError(f"uvicorn did not start on {self.url}")
-            time.sleep(0.02)
+            return self.server.started
+
+        wait_until(started, timeout, f"uvicorn did not start on {self.url}", 0.02)
         return self
 
     def wait_ready(self, path: str = "/readyz", timeout: float = 120.0) -> ServerThread:
         """Poll `path` until it answers 200 (the API's readiness: index loaded, model warm)."""
-        import httpx
+        from tests.helpers.wait import http_ok, wait_until
 
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if httpx.get(self.url + path, timeout=5).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{self.url}{path} did not turn ready in {timeout:.0f}s")
-            time.sleep(0.05)
+        wait_until(lambda: http_ok(self.url + path, request_timeout=5), timeout, f"{self.url}{path} is not ready")
+        return self
 
     def stop(self) -> None:
         self.server.should_exit = True

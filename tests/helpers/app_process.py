@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import IO
 
-import httpx
+from tests.helpers.server import free_port
+from tests.helpers.wait import TimedOut, http_ok, wait_until
 
-from tests.server import free_port
-
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class AppNotReady(RuntimeError):
@@ -38,20 +36,19 @@ def start_app(
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + wait
-    while True:
+
+    def ready() -> bool:
         if proc.poll() is not None:
             raise AppNotReady(f"app.py exited with {proc.returncode}" + _stderr(proc))
-        try:
-            if httpx.get(base + "/readyz", timeout=2).status_code == 200:
-                return proc, base
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait(timeout=30)
-            raise AppNotReady(f"app.py was not ready within {wait:.0f} s" + _stderr(proc))
-        time.sleep(0.1)
+        return http_ok(base + "/readyz")
+
+    try:
+        wait_until(ready, wait, "app.py is not ready", 0.1)
+    except TimedOut:
+        proc.kill()
+        proc.wait(timeout=30)
+        raise AppNotReady(f"app.py was not ready within {wait:.0f} s" + _stderr(proc)) from None
+    return proc, base
 
 
 def _stderr(proc: subprocess.Popen) -> str:
