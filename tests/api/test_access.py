@@ -10,8 +10,8 @@ import pytest
 from assistant.api.access import AccessPolicy, classify, is_loopback
 from assistant.api.ratelimit import RateLimiter
 from assistant.ui.blocks import AUTO_VERSION  # the version dropdown's default
+from tests.helpers.known import KNOWN
 
-KNOWN = "RuntimeError: not home_path.empty()"
 KEY, OTHER = "k-0123456789", "k-other-key"
 
 # (method, path, request kwargs) for every route a client can use, the UI's Gradio API included.

@@ -14,10 +14,9 @@ from assistant.api.logs import JsonFormatter
 from assistant.api.routes.chat import _sse
 from assistant.feedback.tracked import Asked
 from assistant.ui.blocks import AUTO_VERSION  # the version dropdown's default
+from tests.helpers.known import KNOWN, SECRET
 
-KNOWN = "RuntimeError: not home_path.empty()"
 WORDLESS = ["???", "😀", "\u0000", " \u0000 ?! ", "🔥🔥 …"]
-SECRET = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 
 
 def _raw(client: httpx.Client, path: str, body: str) -> httpx.Response:
