@@ -20,6 +20,7 @@ from tests.helpers.slack import (
     signed_post,
     text_of,
 )
+from tests.helpers.wait import wait_until
 
 
 def test_mention_is_answered_in_a_thread_with_citations_and_feedback_buttons(bot, fake) -> None:
@@ -185,11 +186,7 @@ def test_feedback_buttons_store_feedback(bot, fake) -> None:
     assert r.status_code == 200
     [thanks] = fake.wait_posts(1, "chat.postEphemeral")
     assert thanks["user"] == "U7" and thanks["thread_ts"] == "700.1"
-    deadline = time.monotonic() + 10
-    while not api.state.store.list():
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    [rec] = api.state.store.list()
+    [rec] = wait_until(api.state.store.list, 10, "the feedback was not stored", 0.02)
     assert (rec.face, rec.rating, rec.user, rec.question) == ("slack", "down", "U7", KNOWN)
 
 
