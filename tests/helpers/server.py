@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Self
 
 import uvicorn
@@ -13,6 +14,28 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))
         return s.getsockname()[1]
+
+
+class LoopbackHTTP:
+    """An `http.server` handler served on a free loopback port from a daemon thread, as a context manager: the base
+    of the local stand-ins for remote services (GitHub, a package index, an LLM server)."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer):
+        self._server = server_class(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
 
 
 class ServerThread:

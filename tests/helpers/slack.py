@@ -6,20 +6,21 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs
 
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
 from tests.helpers.known import KNOWN
+from tests.helpers.server import LoopbackHTTP
 from tests.helpers.wait import wait_until
 
 # The identity the fake's auth.test hands out, and the secret requests are signed with.
 BOT_USER, BOT_ID, SECRET = "UBOT", "BBOT", "test-signing-secret"
 
 
-class FakeSlackApi:
+class FakeSlackApi(LoopbackHTTP):
     """Answers Slack Web API methods like Slack does (`{"ok": true, ...}`) and records every call."""
 
     bot_user, bot_id, signing_secret = BOT_USER, BOT_ID, SECRET
@@ -51,9 +52,9 @@ class FakeSlackApi:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        super().__init__(Handler)
+        self.url = self.root + "/api/"
+        self.__enter__()  # serving from the start; `close` stops it
 
     def respond(self, method: str, args: dict) -> dict:
         with self._lock:
@@ -101,7 +102,7 @@ class FakeSlackApi:
             self.calls = [c for c in self.calls if c[0] == "auth.test"]
 
     def close(self) -> None:
-        self.server.shutdown()
+        self.__exit__()
 
 
 def signed_post(

@@ -12,18 +12,16 @@ import json
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Self
 
 import httpx
 import pytest
 
 from assistant.service import Assistant
-from tests.helpers.server import free_port
+from tests.helpers.server import LoopbackHTTP, free_port
 from tests.helpers.wait import TimedOut, http_ok, wait_until
 
 N_CTX = 4096
@@ -112,7 +110,7 @@ def spare_llama_server() -> Iterator[LlamaServer]:
 # --- the scripted stub --------------------------------------------------------------------------------
 
 
-class StubOpenAI:
+class StubOpenAI(LoopbackHTTP):
     """A tiny OpenAI-protocol server: /v1/chat/completions answers as `mode` says; requests are recorded."""
 
     def __init__(self) -> None:
@@ -145,11 +143,8 @@ class StubOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.handler = Handler
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler)
+        self.base_url = self.root + "/v1"
 
     def respond(self, h: BaseHTTPRequestHandler, body: dict) -> None:
         if self.mode == "slow":
@@ -184,16 +179,8 @@ class StubOpenAI:
         h.wfile.write(b"data: [DONE]\n\n")
         h.wfile.flush()
 
-    def __enter__(self) -> Self:
-        self.thread.start()
-        return self
 
-    def __exit__(self, *_exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class RecordingProxy:
+class RecordingProxy(LoopbackHTTP):
     """Forwards the OpenAI protocol to a real server and keeps each exchange: what the assistant sent, and the
     text the model wrote (the `content` of every streamed delta), so a test can judge the model's own words."""
 
@@ -217,18 +204,8 @@ class RecordingProxy:
                 self.end_headers()
                 self.wfile.write(r.content)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> Self:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.base_url = self.root + "/v1"
 
 
 def _written(r: httpx.Response) -> str:

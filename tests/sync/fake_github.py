@@ -16,8 +16,10 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
+
+from tests.helpers.server import LoopbackHTTP
 
 WEB = "https://github.com"
 
@@ -62,7 +64,7 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackHTTP):
     def __init__(self, page_size: int = 2):
         self.page_size = page_size  # GitHub caps per_page at 100; a small cap exercises pagination
         self.repos: dict[str, FakeRepo] = {}
@@ -73,21 +75,11 @@ class FakeGitHub:
         self._seen = 0  # requests routed so far (held or not)
         self.graphql_rate_limited = 0  # answer this many GraphQL queries with a RATE_LIMITED error
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    # ---- lifecycle
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(self._handler(), _Server)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.root
 
     # ---- content
     def repo(self, full: str) -> FakeRepo:
