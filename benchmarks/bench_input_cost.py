@@ -33,7 +33,7 @@ import httpx
 from assistant.app import create_app
 from assistant.service import Assistant
 from assistant.settings import Settings
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
 
 SHAPES = {
     "a.": "a.",

@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.app_process import AppNotReady, start_app
+from tests.helpers.app_process import AppNotReady, start_app
 
 HOST = "127.0.0.1"
 CHECKS = "all"

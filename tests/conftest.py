@@ -43,6 +43,12 @@ def make_settings(index_dir: Path, **kw) -> Settings:
 
 
 @pytest.fixture(scope="session")
+def faces_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One index folder (built from corpus/) for every face's tests: the first user builds it, the others find it."""
+    return tmp_path_factory.getbasetemp() / "faces-index"
+
+
+@pytest.fixture(scope="session")
 def corpus_assistant(tmp_path_factory, embedder):
     """The curated corpus only, as the README's run path builds it."""
     from assistant.service import Assistant

@@ -17,7 +17,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from tests.server import free_port
+from tests.helpers.server import free_port
 
 USER = "pgtest"
 INSTALL_HINT = "install Debian's postgresql package (`apt-get install -y postgresql`; `make test` does it)"

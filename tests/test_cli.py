@@ -1,7 +1,6 @@
 """The command-line contract, through real subprocesses (each loads the model: keep them few)."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -9,6 +8,7 @@ import pytest
 
 from assistant.settings import REPO_ROOT
 from tests.conftest import CURATED
+from tests.helpers.env import clean_env
 
 HIT_KEYS = {"id", "title", "source", "score"}
 
@@ -21,7 +21,7 @@ def run(*args, stdin: str | None = None, index_dir=None) -> subprocess.Completed
 
 
 def env_with(**values: str) -> dict[str, str]:
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_")}, **values}
+    return clean_env(**values)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.answer.applicability import assess
+from assistant.answer.applicability import Applicability, assess, assess_all
 from assistant.entry import Conditions, Entry
 from assistant.errors import LoadError
 from assistant.ingest.entries import parse_entry
@@ -179,3 +179,16 @@ def test_an_unnamed_symptom_rules_an_entry_out_without_the_user_having_said_othe
     other = assess(entry, extract_setup("outputs differ between runs"), "outputs differ between runs")
     assert unnamed.contradicted and not unnamed.said_otherwise  # not listed as "not the fix here"
     assert other.contradicted and other.said_otherwise
+
+
+def test_assess_all_assesses_each_entry_and_never_rules_out_a_non_entry_source():
+    text = "VLLM_BATCH_INVARIANT=1 with my AWQ model on a V100, outputs still differ"
+    setup = extract_setup(text)
+    awq, deepgemm = ENTRIES["awq-batch-invariance-sm80"], ENTRIES["deepgemm-fp8-home-path-empty"]
+    results = assess_all([awq, None, deepgemm, None], setup, text)
+    assert len(results) == 4
+    assert results[0] == assess(awq, setup, text) and results[0].verdict == "contradicts"
+    assert [c.detail for c in results[0].contradicted] == ["gpu"] and results[0].said_otherwise
+    assert results[1] == results[3] == Applicability() and results[1].verdict == "applies"  # docs, Q&A: no conditions
+    assert results[2] == assess(deepgemm, setup, text)
+    assert assess_all([], setup, text) == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,19 +9,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
 from assistant.app import create_app
 from assistant.service import Assistant
 from assistant.settings import Settings
-from tests.server import ServerThread
-
-
-@pytest.fixture(scope="session")
-def faces_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # One folder for every face's tests: the first user builds it, the others find it built.
-    return tmp_path_factory.getbasetemp() / "faces-index"
+from tests.helpers.server import ServerThread
 
 
 @pytest.fixture(scope="session")

@@ -10,8 +10,8 @@ import pytest
 from assistant.api.access import AccessPolicy, classify, is_loopback
 from assistant.api.ratelimit import RateLimiter
 from assistant.ui.blocks import AUTO_VERSION  # the version dropdown's default
+from tests.helpers.known import KNOWN
 
-KNOWN = "RuntimeError: not home_path.empty()"
 KEY, OTHER = "k-0123456789", "k-other-key"
 
 # (method, path, request kwargs) for every route a client can use, the UI's Gradio API included.
@@ -105,16 +105,23 @@ def test_ops_pages_are_open_on_loopback_by_default(api_assistant, api_settings, 
 
 def test_per_key_rate_limit_answers_429_with_retry_after(api_assistant, api_settings, serve_api) -> None:
     settings = api_settings.with_overrides(api_keys=[KEY, OTHER], rate_limit_per_minute=3)
-    with serve_api(api_assistant, settings) as (_app, client):
+    with serve_api(api_assistant, settings) as (app, client):
+        # The limiter's clock stands still unless the test moves it: slow asks cannot refill the bucket.
+        now = [1_000.0]
+        app.state.access.limiter.clock = lambda: now[0]
         first = {"Authorization": f"Bearer {KEY}"}
         for _ in range(3):
             assert client.post("/v1/ask", json={"question": KNOWN}, headers=first).status_code == 200
         limited = client.post("/v1/ask", json={"question": KNOWN}, headers=first)
-        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+        assert limited.status_code == 429 and limited.headers["retry-after"] == "20"  # a token per 20 s at 3/min
         assert limited.json()["error"]["type"] == "rate_limit_error"
         second = {"Authorization": f"Bearer {OTHER}"}  # another key has its own budget
         assert client.post("/v1/ask", json={"question": KNOWN}, headers=second).status_code == 200
         assert client.get("/healthz").status_code == 200  # probes are never limited
+        now[0] += 19.9
+        assert client.post("/v1/ask", json={"question": KNOWN}, headers=first).status_code == 429
+        now[0] += 0.1  # 20 s after the last token went: one more ask
+        assert client.post("/v1/ask", json={"question": KNOWN}, headers=first).status_code == 200
 
 
 def test_binding_beyond_loopback_without_keys_warns(caplog: pytest.LogCaptureFixture, api_settings) -> None:

@@ -6,7 +6,8 @@ import httpx
 import openai
 import pytest
 
-KNOWN = "RuntimeError: not home_path.empty()"
+from tests.helpers.known import KNOWN
+
 FOLLOW_UP = "and what is the workaround?"
 ENTRY = "deepgemm-fp8-home-path-empty"
 

@@ -11,8 +11,8 @@ import pytest
 
 from assistant.service import Assistant
 from assistant.settings import Settings
+from tests.helpers.server import ServerThread, free_port
 from tests.model_server import create_model_app
-from tests.server import ServerThread, free_port
 
 QUESTION = "CUDA out of memory while loading a 70B model on two GPUs"
 

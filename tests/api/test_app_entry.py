@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import httpx
 
-from tests.app_process import start_app
+from tests.helpers.app_process import start_app
+from tests.helpers.env import clean_env
+from tests.helpers.known import KNOWN
 
 
 def test_app_serves_ui_and_api_and_says_where(faces_index: Path, api_assistant, tmp_path: Path) -> None:
-    env = {**os.environ, "ASSISTANT_INDEX_DIR": str(faces_index), "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3")}
-    env.pop("ASSISTANT_SLACK_BOT_TOKEN", None)
+    env = clean_env(ASSISTANT_INDEX_DIR=str(faces_index), ASSISTANT_FEEDBACK_DB=str(tmp_path / "fb.sqlite3"))
     proc, base = start_app([], env)
     try:
         root = httpx.get(base + "/", timeout=10)
         assert root.status_code == 307 and root.headers["location"] == "/ui/"
         ui = httpx.get(base + "/ui/", timeout=10)
         assert ui.status_code == 200 and "<html" in ui.text.lower()
-        r = httpx.post(base + "/v1/ask", json={"question": "RuntimeError: not home_path.empty()"}, timeout=30)
+        r = httpx.post(base + "/v1/ask", json={"question": KNOWN}, timeout=30)
         assert r.status_code == 200 and r.json()["citations"]
         assert httpx.post(base + "/slack/events", content=b"{}", timeout=10).status_code == 404  # Slack is off
     finally:

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from assistant.api.redirects import safe_next
-from tests.app_process import start_app
+from tests.helpers.app_process import start_app
 
 KEY = "k-right-0123456789"
 LIMIT = 5  # ASSISTANT_RATE_LIMIT_PER_MINUTE, as in the report

@@ -3,12 +3,10 @@ and a Chroma server that is not up yet is waited for (with backoff), /readyz say
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -16,9 +14,14 @@ import httpx
 from assistant.app import create_app
 from assistant.ingest.loader import discover, load_file
 from assistant.settings import REPO_ROOT
-from tests.app_process import start_app
 from tests.conftest import VLLM_DOCS, make_settings
-from tests.server import ServerThread, free_port
+from tests.helpers.app_process import start_app
+from tests.helpers.chroma import start_chroma
+from tests.helpers.chroma import stop as stop_chroma
+from tests.helpers.env import clean_env
+from tests.helpers.known import KNOWN
+from tests.helpers.server import ServerThread, free_port
+from tests.helpers.wait import wait_until
 
 
 def _corpus(tmp_path: Path) -> tuple[Path, int]:
@@ -33,14 +36,13 @@ def _corpus(tmp_path: Path) -> tuple[Path, int]:
 def test_a_first_build_killed_midway_is_finished_before_ready(tmp_path: Path) -> None:
     corpus, total = _corpus(tmp_path)
     assert total > 128  # at least three embedding batches of 64
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_")},
-        "ASSISTANT_INDEX_DIR": str(tmp_path / "index"),
-        "ASSISTANT_CORPUS_DIR": str(corpus),
-        "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3"),
+    env = clean_env(
+        ASSISTANT_INDEX_DIR=str(tmp_path / "index"),
+        ASSISTANT_CORPUS_DIR=str(corpus),
+        ASSISTANT_FEEDBACK_DB=str(tmp_path / "fb.sqlite3"),
         # The release's docs (3,000 chunks to embed) are not what this test is about: tests/sync/test_release_docs.py
-        "ASSISTANT_RELEASE_DOCS": "false",
-    }
+        ASSISTANT_RELEASE_DOCS="false",
+    )
     first = subprocess.Popen(
         [sys.executable, "app.py", "--no-ui", "--port", str(free_port())],
         cwd=REPO_ROOT,
@@ -64,7 +66,7 @@ def test_a_first_build_killed_midway_is_finished_before_ready(tmp_path: Path) ->
     try:
         ready = httpx.get(base + "/readyz", timeout=10).json()
         assert ready["status"] == "ready" and ready["chunks"] == total
-        r = httpx.post(base + "/v1/ask", json={"question": "RuntimeError: not home_path.empty()"}, timeout=60)
+        r = httpx.post(base + "/v1/ask", json={"question": KNOWN}, timeout=60)
         assert r.status_code == 200 and r.json()["citations"]
     finally:
         second.terminate()
@@ -80,29 +82,22 @@ def test_startup_waits_for_an_unreachable_chroma_and_says_why(tmp_path: Path, em
     app = create_app(settings, Assistant(settings, embedder=embedder), ui=False)
     chroma = None
     with ServerThread(app) as server:
-        deadline = time.monotonic() + 120
-        while True:
-            r = httpx.get(server.url + "/readyz", timeout=10)
-            if r.json()["status"] == "waiting":
-                break
-            assert time.monotonic() < deadline, r.text
-            time.sleep(0.2)
+        r = wait_until(
+            lambda: (got := httpx.get(server.url + "/readyz", timeout=10)).json()["status"] == "waiting" and got,
+            120,
+            "/readyz never said it was waiting for Chroma",
+            0.2,
+        )
         assert r.status_code == 503 and "unreachable" in r.json()["detail"]
         assert str(port) not in r.json()["detail"]  # the server's address is not revealed
         asked = httpx.post(server.url + "/v1/ask", json={"question": "EngineDeadError"}, timeout=10)
         assert asked.status_code == 503 and asked.headers["retry-after"] == "1"
 
-        exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
-        chroma = subprocess.Popen(
-            [exe, "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1", "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        chroma = start_chroma(tmp_path / "chroma", port)
         try:
             server.wait_ready(timeout=300)
             assert app.state.readiness.attempts >= 2
-            r = httpx.post(server.url + "/v1/ask", json={"question": "RuntimeError: not home_path.empty()"}, timeout=60)
+            r = httpx.post(server.url + "/v1/ask", json={"question": KNOWN}, timeout=60)
             assert r.status_code == 200 and r.json()["citations"]
         finally:
-            chroma.terminate()
-            chroma.wait(timeout=30)
+            stop_chroma(chroma)

@@ -182,7 +182,7 @@ def test_times_keep_their_precision(store: FeedbackStore) -> None:
 
 def test_an_unreachable_database_is_a_store_error_that_names_no_password() -> None:
     from assistant.errors import StoreError
-    from tests.server import free_port
+    from tests.helpers.server import free_port
 
     port = free_port()
     store = FeedbackStore(f"postgresql://assistant:s3cret-pw@127.0.0.1:{port}/assistant")

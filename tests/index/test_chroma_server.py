@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from assistant.service import Assistant
-from tests.chroma_server import chroma_server
 from tests.conftest import CURATED, make_settings
-from tests.server import free_port
+from tests.helpers.chroma import chroma_server
+from tests.helpers.known import KNOWN, KNOWN_ENTRY, KNOWN_FIX
+from tests.helpers.server import free_port
 
 
 @pytest.fixture(scope="module")
@@ -20,9 +21,9 @@ def test_ingest_and_answer_through_a_chroma_server(chroma_url, tmp_path, embedde
     a = Assistant(make_settings(tmp_path, chroma_url=chroma_url), embedder=embedder)
     report = a.ensure_index()
     assert report is not None and report.added == CURATED
-    answer = a.ask("RuntimeError: not home_path.empty()")
-    assert answer.citations[0].id == "deepgemm-fp8-home-path-empty"
-    assert "VLLM_USE_DEEP_GEMM=0" in answer.body
+    answer = a.ask(KNOWN)
+    assert answer.citations[0].id == KNOWN_ENTRY
+    assert KNOWN_FIX in answer.body
     assert not (tmp_path / "chroma").exists()  # nothing went to the embedded store
 
     # A second client (another API worker) sees the same index and re-ingest writes nothing.
@@ -40,4 +41,4 @@ def test_unreachable_server_is_a_clear_error(tmp_path, embedder):
 
     a = Assistant(make_settings(tmp_path, chroma_url=f"http://127.0.0.1:{free_port()}"), embedder=embedder)
     with pytest.raises(IndexError_, match="cannot open the Chroma store"):
-        a.ask("RuntimeError: not home_path.empty()")
+        a.ask(KNOWN)

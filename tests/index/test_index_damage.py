@@ -24,7 +24,7 @@ from assistant.index.health import check_index
 from assistant.index.probe import probe_vector_index
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
-from tests.app_process import start_app
+from tests.helpers.app_process import start_app
 
 NOTES = 1010  # generated docs sections, on top of the curated entries
 

@@ -14,8 +14,7 @@ from assistant.index import manifest
 from assistant.index.lexical import CACHE_FORMAT
 from assistant.service import Assistant
 from tests.conftest import make_settings
-
-KNOWN = "RuntimeError: not home_path.empty()"
+from tests.helpers.known import KNOWN
 
 
 def test_manifest_round_trip_and_garbage_is_no_manifest() -> None:

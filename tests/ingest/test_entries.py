@@ -31,9 +31,9 @@ def test_seed_entries_keep_the_original_chinese():
     [
         ("id: [unclosed", "invalid YAML"),
         ("- just\n- a list\n", "YAML mapping"),
-        ("id: ok-id\ntitle: {en: T}\nroot_cause: {en: R}\nsource: s\n", "fix"),
-        ("id: Bad Id!\ntitle: {en: T}\nroot_cause: {en: R}\nfix: {en: F}\nsource: s\n", "id"),
-        ("id: ok-id\ntitle: {en: T}\nroot_cause: {en: R}\nfix: {en: F}\nsource: s\ncolour: red\n", "colour"),
+        ("id: ok-id\ntitle: {en: T}\nroot_cause: {en: R}\nsource: s\n", "not a valid entry: fix: Field required"),
+        ("id: Bad Id!\ntitle: {en: T}\nroot_cause: {en: R}\nfix: {en: F}\nsource: s\n", "not a valid entry: id: String should match pattern"),
+        ("id: ok-id\ntitle: {en: T}\nroot_cause: {en: R}\nfix: {en: F}\nsource: s\ncolour: red\n", "colour: Extra inputs"),
     ],
 )
 def test_bad_entries_say_what_is_wrong(text, reason):

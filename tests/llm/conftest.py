@@ -9,29 +9,22 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Self
 
 import httpx
 import pytest
 
 from assistant.service import Assistant
+from tests.helpers.server import LoopbackHTTP, free_port
+from tests.helpers.wait import TimedOut, http_ok, wait_until
 
 N_CTX = 4096
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def smollm2_gguf() -> Path:
@@ -67,20 +60,13 @@ class LlamaServer:
         # llama.cpp logs ~200 KB while loading: to a file, since an unread pipe would fill and block it.
         self.log = tempfile.NamedTemporaryFile("w+", prefix="llama-server-", suffix=".log", delete=False)  # noqa: SIM115 (closed in stop())
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"llama_cpp.server exited; see {self.log.name}: {Path(self.log.name).read_text()[-2000:]}"
-                )
-            try:
-                if httpx.get(f"{self.base_url}/models", timeout=1.0).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"llama_cpp.server did not answer within {wait:.0f} s")
+        try:
+            wait_until(lambda: http_ok(f"{self.base_url}/models", self.proc, 1.0), wait, "llama_cpp.server", 0.3)
+        except (RuntimeError, TimedOut) as exc:
+            log = Path(self.log.name).read_text()[-2000:]
+            self.stop()
+            raise RuntimeError(f"llama_cpp.server did not answer ({exc}); its log ends:\n{log}") from None
+        return self
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -124,7 +110,7 @@ def spare_llama_server() -> Iterator[LlamaServer]:
 # --- the scripted stub --------------------------------------------------------------------------------
 
 
-class StubOpenAI:
+class StubOpenAI(LoopbackHTTP):
     """A tiny OpenAI-protocol server: /v1/chat/completions answers as `mode` says; requests are recorded."""
 
     def __init__(self) -> None:
@@ -157,11 +143,8 @@ class StubOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.handler = Handler
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler)
+        self.base_url = self.root + "/v1"
 
     def respond(self, h: BaseHTTPRequestHandler, body: dict) -> None:
         if self.mode == "slow":
@@ -196,13 +179,45 @@ class StubOpenAI:
         h.wfile.write(b"data: [DONE]\n\n")
         h.wfile.flush()
 
-    def __enter__(self) -> Self:
-        self.thread.start()
-        return self
 
-    def __exit__(self, *_exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+class RecordingProxy(LoopbackHTTP):
+    """Forwards the OpenAI protocol to a real server and keeps each exchange: what the assistant sent, and the
+    text the model wrote (the `content` of every streamed delta), so a test can judge the model's own words."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.exchanges: list[tuple[dict, str]] = []  # (request body, the model's text)
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *_args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                url = proxy.upstream + self.path.removeprefix("/v1")
+                r = httpx.post(url, content=raw, headers={"Content-Type": "application/json"}, timeout=600)
+                proxy.exchanges.append((json.loads(raw), _written(r)))
+                self.send_response(r.status_code)
+                self.send_header("Content-Type", r.headers.get("content-type", "application/json"))
+                self.send_header("Content-Length", str(len(r.content)))
+                self.end_headers()
+                self.wfile.write(r.content)
+
+        super().__init__(Handler)
+        self.base_url = self.root + "/v1"
+
+
+def _written(r: httpx.Response) -> str:
+    """The assistant text of a chat completion, streamed (`data:` events) or not."""
+    if not r.headers.get("content-type", "").startswith("text/event-stream"):
+        return "".join(c["message"].get("content") or "" for c in r.json().get("choices", []))
+    parts = []
+    for line in r.text.splitlines():
+        if line.startswith("data: ") and line != "data: [DONE]":
+            for choice in json.loads(line[6:]).get("choices", []):
+                parts.append((choice.get("delta") or {}).get("content") or "")
+    return "".join(parts)
 
 
 class PlantedServer:

@@ -13,10 +13,11 @@ import time
 from pathlib import Path
 
 from assistant.answer.extractive import compose
-from assistant.answer.generative import NOTICES
+from assistant.answer.generative import NOTICES, GenerativeWriter, build_prompt
 from assistant.answer.render import answer_json
-from assistant.answer.verify import find_terms, supported
+from assistant.answer.verify import find_terms, supported, verify
 from assistant.models import Answer, Switch
+from tests.llm.conftest import RecordingProxy
 
 AWQ_QUESTION = "Why is VLLM_BATCH_INVARIANT=1 not batch-invariant for my AWQ model on an A100 (SM80)?"
 
@@ -57,16 +58,32 @@ def collect(stream) -> tuple[list[str], Answer]:
 # --- real server ----------------------------------------------------------------------------------------
 
 
-def test_a_real_model_gives_a_grounded_answer_with_valid_citations(llama_server, make_assistant, base_assistant):
-    answer = make_assistant(llama_server.base_url, **FAST).ask(AWQ_QUESTION)
-    extractive = base_assistant.ask(AWQ_QUESTION)
+def test_a_real_model_is_shown_when_verified_and_otherwise_rejected_for_what_it_wrote(
+    llama_server, make_assistant, base_assistant
+):
+    """SmolLM2-135M is too small to write answers that pass verification reliably; so the test reads what it wrote
+    (through a recording proxy) and holds the assistant to the verdict on those very words: shown as the verified
+    body when they pass, else the extractive answer with the notice naming the problem verification found in them."""
+    with RecordingProxy(llama_server.base_url) as proxy:
+        assistant = make_assistant(proxy.base_url, **FAST)
+        answer = assistant.ask(AWQ_QUESTION)
+    [(sent, written)] = proxy.exchanges
+    assert written.strip(), "the model wrote nothing"
+    query, hits = assistant.retrieve(AWQ_QUESTION)
+    prompt = build_prompt(query, hits, assistant.settings.min_confidence)
+    assert sent["messages"][-1]["content"] == prompt.user  # the evidence below is the one the model was given
+    checked = verify(written, prompt.evidence, query.text)
+    print(f"the model wrote: {written!r}\nverdict: {checked.problems or 'passed'}")
     assert not answer.abstained
     assert_citations_valid(answer)
-    if answer.body == extractive.body:  # the tiny model's answer was rejected: said so, never silently
-        assert answer.notice and "extractive" in answer.notice
-    else:
-        # the body is the model's text, verified; its sources are the citations, listed by the faces
-        assert answer.citations and not re.search(r"^\W*sources\W*$", answer.body, re.IGNORECASE | re.MULTILINE)
+    if checked.passed and not checked.abstained:  # shown: the body is the model's verified text
+        assert answer.written_by == "llm" and answer.body.startswith(checked.text.strip()[:80]), answer.body
+        assert answer.citations and answer.body != base_assistant.ask(AWQ_QUESTION).body
+    elif checked.abstained:
+        assert answer.written_by == "extractive" and answer.notice == NOTICES["abstained"]
+    else:  # rejected, for the first problem in the model's own words, and the user is told so
+        assert answer.written_by == "extractive" and answer.body == base_assistant.ask(AWQ_QUESTION).body
+        assert answer.notice == NOTICES["failed"].format(reason=checked.problems[0])
 
 
 def test_streaming_from_a_real_model_sends_only_checked_parts(llama_server, make_assistant, base_assistant):
@@ -241,13 +258,36 @@ def test_requests_carry_the_settings(stub, make_assistant):
     assert body["max_tokens"] == 77 and body["temperature"] == 0.3
 
 
-def test_concurrent_questions_share_one_writer(stub, make_assistant):
+def test_concurrent_questions_share_one_writer(stub, make_assistant, monkeypatch):
+    """Four first questions at once on a fresh assistant: one writer and one LLM client are built, and all four use
+    them (a spy records what each call ran on; nothing is replaced)."""
+    built, used = [], []
+    init, stream = GenerativeWriter.__init__, GenerativeWriter.stream
+
+    def spy_init(self, *args, **kw):
+        built.append(self)
+        init(self, *args, **kw)
+
+    def spy_stream(self, *args, **kw):
+        used.append((self, self.llm))
+        yield from stream(self, *args, **kw)
+
+    monkeypatch.setattr(GenerativeWriter, "__init__", spy_init)
+    monkeypatch.setattr(GenerativeWriter, "stream", spy_stream)
     stub.reply = GOOD_REPLY
     assistant = make_assistant(stub.base_url)
+    start = threading.Barrier(4)
     answers: list[Answer] = []
-    threads = [threading.Thread(target=lambda: answers.append(assistant.ask(AWQ_QUESTION))) for _ in range(4)]
+
+    def ask() -> None:
+        start.wait(timeout=30)
+        answers.append(assistant.ask(AWQ_QUESTION))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=30)
-    assert len(answers) == 4 and all(a.notice is None for a in answers)
+        t.join(timeout=60)
+    assert len(answers) == 4 and all(a.notice is None and a.written_by == "llm" for a in answers)
+    assert len(built) == 1 and len(used) == 4
+    assert {id(w) for w, _ in used} == {id(built[0])} and len({id(llm) for _, llm in used}) == 1

@@ -14,8 +14,8 @@ import pytest
 from assistant.answer.generative import NOTICES
 from assistant.app import create_app
 from assistant.models import Answer, Switch
+from tests.helpers.server import ServerThread
 from tests.llm.test_generative_llm import AWQ_QUESTION, GOOD_REPLY
-from tests.server import ServerThread
 
 FIRST_SENTENCE = GOOD_REPLY.split(" [1]. ", 1)[0] + " [1]. "
 INVENTED = ("VLLM_MAGIC_FIX", "--enable-magic-fix", "99999", "MAGIC", "magic-fix")

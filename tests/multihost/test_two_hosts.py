@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from assistant.service import Assistant
-from tests.app_process import REPO, start_app
-from tests.chroma_server import chroma_server
 from tests.conftest import make_settings
-from tests.slack.fake_slack import FakeSlackApi
+from tests.helpers.app_process import REPO, start_app
+from tests.helpers.chroma import chroma_server
+from tests.helpers.slack import FakeSlackApi
 from tests.slack.test_slack_bot import BOT_ID, ENTRY_TITLE, KNOWN, _post, _text_of, event, mention
 
 NEW_ERROR = "FixtureKernelError: the fixture kernel cache is sealed"

@@ -8,7 +8,7 @@ import httpx
 from assistant.answer.code_facts import fixed_in_line
 from assistant.answer.verify import verify
 from assistant.api import create_api
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
 
 OLD, NEW = "0.98.0", "0.99.0"
 SOURCE = "Lower the memory the engine takes with --gpu-memory-utilization."

@@ -3,12 +3,12 @@ a wheel through pip from a local index, a wheel file, a source tree; `releases` 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 from assistant.cli import main
 from assistant.settings import REPO_ROOT
+from tests.helpers.env import clean_env
 from tests.release.small_wheel import build_tree
 
 
@@ -17,7 +17,7 @@ def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Comple
         [sys.executable, "-m", "assistant", *args],
         check=False,
         cwd=REPO_ROOT,
-        env={**os.environ, **(env or {})},
+        env=clean_env(**(env or {})),
         capture_output=True,
         text=True,
         timeout=300,

@@ -11,8 +11,8 @@ import pytest
 from assistant.retrieval.rerank import document_text
 from assistant.service import Assistant
 from tests.conftest import make_settings
+from tests.helpers.server import ServerThread, free_port
 from tests.model_server import create_model_app
-from tests.server import ServerThread, free_port
 
 # The fused first hit is not the one MiniLM finds closest, so reranking visibly changes the order.
 QUESTION = "How do I reduce GPU memory usage when serving a large model?"

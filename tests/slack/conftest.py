@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
 from assistant.app import create_app
 from assistant.settings import Settings
-from tests.server import ServerThread
-from tests.slack.fake_slack import BOT_ID, BOT_USER, SECRET, FakeSlackApi  # noqa: F401 - BOT_* for tests
-
-
-@pytest.fixture(scope="session")
-def faces_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.getbasetemp() / "faces-index"
+from tests.helpers.server import ServerThread
+from tests.helpers.slack import SECRET, FakeSlackApi
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -11,20 +10,19 @@ from pathlib import Path
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
-from tests.app_process import start_app
+from tests.helpers.app_process import start_app
+from tests.helpers.env import clean_env
 
 
 def test_app_py_serves_slack_events_when_configured(faces_index: Path, tmp_path: Path, slack_api) -> None:
     slack_api.reset()
-    env = {
-        **os.environ,
-        "ASSISTANT_INDEX_DIR": str(faces_index),
-        "ASSISTANT_FEEDBACK_DB": str(tmp_path / "fb.sqlite3"),
-        "ASSISTANT_SLACK_BOT_TOKEN": "xoxb-test",
-        "ASSISTANT_SLACK_SIGNING_SECRET": slack_api.signing_secret,
-        "ASSISTANT_SLACK_API_URL": slack_api.url,
-    }
-    env.pop("ASSISTANT_SLACK_APP_TOKEN", None)
+    env = clean_env(
+        ASSISTANT_INDEX_DIR=str(faces_index),
+        ASSISTANT_FEEDBACK_DB=str(tmp_path / "fb.sqlite3"),
+        ASSISTANT_SLACK_BOT_TOKEN="xoxb-test",
+        ASSISTANT_SLACK_SIGNING_SECRET=slack_api.signing_secret,
+        ASSISTANT_SLACK_API_URL=slack_api.url,
+    )
     proc, base = start_app(["--no-ui"], env, stdout=subprocess.DEVNULL)
     try:
         body = json.dumps(

@@ -13,8 +13,7 @@ from assistant.feedback import FeedbackStore, TrackedAssistant
 from assistant.service import Assistant
 from assistant.settings import Settings
 from assistant.slack import create_slack_app, slack_mode, start_socket_mode
-
-KNOWN = "RuntimeError: not home_path.empty()"
+from tests.helpers.known import KNOWN
 
 
 def test_socket_mode_answers_an_envelope_and_acks_it(faces_index: Path, tmp_path: Path, slack_api) -> None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
+
+from tests.helpers.server import LoopbackHTTP
 
 WEB = "https://github.com"
 
@@ -54,30 +57,29 @@ class FakeRepo:
         return f"{self.owner}/{self.name}"
 
 
-class FakeGitHub:
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A client killed while its request was held (tests/sync/test_sync_kill.py) is expected, not an error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class FakeGitHub(LoopbackHTTP):
     def __init__(self, page_size: int = 2):
         self.page_size = page_size  # GitHub caps per_page at 100; a small cap exercises pagination
         self.repos: dict[str, FakeRepo] = {}
         self.requests: list[Request] = []
         self.failures: list[Failure] = []
         self.holds: dict[str, tuple[threading.Event, threading.Event]] = {}  # path part -> (arrived, release)
+        self._nth: tuple[int, threading.Event, threading.Event] | None = None  # see hold_request
+        self._seen = 0  # requests routed so far (held or not)
         self.graphql_rate_limited = 0  # answer this many GraphQL queries with a RATE_LIMITED error
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    # ---- lifecycle
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(self._handler(), _Server)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.root
 
     # ---- content
     def repo(self, full: str) -> FakeRepo:
@@ -96,6 +98,14 @@ class FakeGitHub:
         """Hold requests whose path contains `path_part` until `release` is set; `arrived` tells one came."""
         events = (threading.Event(), threading.Event())
         self.holds[path_part] = events
+        return events
+
+    def hold_request(self, n: int) -> tuple[threading.Event, threading.Event]:
+        """Hold the `n`-th GET request from now (1-based) until `release` is set; `arrived` tells it came. A client
+        blocked there cannot move on, so a test can act (kill it) at exactly that point."""
+        events = (threading.Event(), threading.Event())
+        with self._lock:
+            self._nth, self._seen = (n, *events), 0
         return events
 
     def counts(self) -> dict[str, int]:
@@ -181,6 +191,12 @@ class FakeGitHub:
         return None
 
     def _route(self, path: str, query: dict[str, list[str]], headers, raw: str) -> tuple[int, dict[str, str], Any]:
+        with self._lock:
+            self._seen += 1
+            nth = self._nth if self._nth is not None and self._nth[0] == self._seen else None
+        if nth is not None:
+            nth[1].set()
+            nth[2].wait(timeout=120)
         for part, (arrived, release) in list(self.holds.items()):
             if part in raw:
                 arrived.set()

@@ -8,23 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Self
+from http.server import BaseHTTPRequestHandler
+
+from tests.helpers.server import LoopbackHTTP
 
 
-class FakeIndex:
+class FakeIndex(LoopbackHTTP):
     def __init__(self, html: bool = False):
         self.html = html  # serve the PEP 503 HTML page instead of PEP 691 JSON
         self.files: dict[str, bytes] = {}
         self.wrong_hash: set[str] = set()  # files listed with a SHA-256 that is not theirs
         self.requests: list[str] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/simple"
+        return self.root + "/simple"
 
     def add(self, name: str, blob: bytes) -> None:
         self.files[name] = blob
@@ -66,11 +65,3 @@ class FakeIndex:
                 self.wfile.write(body)
 
         return Handler
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()

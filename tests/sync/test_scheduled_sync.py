@@ -4,14 +4,13 @@ appears at once when the generation is promoted, a failed sync leaves it serving
 
 from __future__ import annotations
 
-import time
-
 import httpx
 
 from assistant.api import create_api
 from assistant.service import Assistant
 from tests.conftest import make_settings
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
+from tests.helpers.wait import wait_until
 from tests.sync.conftest import REPO, SWAP_ERROR
 
 ISSUE = f"https://github.com/{REPO}/issues/2"
@@ -20,13 +19,6 @@ ISSUE = f"https://github.com/{REPO}/issues/2"
 def _sources(path, fake_url):
     path.write_text(f"sources:\n  - name: issues\n    kind: github_issues\n    repo: {REPO}\n", encoding="utf-8")
     return path
-
-
-def _wait(predicate, timeout=300.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.2)
 
 
 def _cited(client: httpx.Client) -> list[str]:
@@ -53,7 +45,8 @@ def test_scheduled_sync_serves_answers_throughout_and_publishes_atomically(tmp_p
         assert ISSUE not in _cited(client)  # staged, not yet live
         assert client.get("/readyz").json()["sync"]["issues"]["last_success"] is None
         release.set()
-        _wait(lambda: (client.get("/readyz").json().get("sync", {}).get("issues") or {}).get("last_success"))
+        last_success = lambda: (client.get("/readyz").json().get("sync", {}).get("issues") or {}).get("last_success")
+        wait_until(last_success, 300, "the scheduled sync of issues never succeeded", 0.2)
         assert ISSUE in _cited(client) and f"{ISSUE}#issuecomment-1002" in _cited(client)
         metrics = client.get("/metrics").text
         assert 'assistant_sync_last_success_timestamp_seconds{source="issues"}' in metrics

@@ -81,7 +81,7 @@ def test_the_lock_is_free_again_when_its_holder_is_gone(postgres_url) -> None:
 
 
 def test_an_unreachable_database_is_a_clear_sync_error(tmp_path) -> None:
-    from tests.server import free_port
+    from tests.helpers.server import free_port
 
     with pytest.raises(SyncError, match="cannot take the sync lock in the database postgresql://127.0.0.1"):
         database_lock(f"postgresql://u:pw@127.0.0.1:{free_port()}/db", "x").__enter__()

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from assistant.app import create_app
-from tests.server import ServerThread
+from tests.helpers.server import ServerThread
 
 KEY = "k-browser-0123456789"
 

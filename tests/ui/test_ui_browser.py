@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-KNOWN = "RuntimeError: not home_path.empty()"
+from tests.helpers.known import KNOWN
+
 ENTRY = "deepgemm-fp8-home-path-empty"
 
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 import httpx
 
-from tests.server import free_port
+from tests.helpers.server import free_port
+from tests.helpers.wait import TimedOut, http_ok, wait_until
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class AppNotReady(RuntimeError):
@@ -27,7 +27,7 @@ def start_app(
     stdout: int | IO[str] = subprocess.PIPE,
     stderr: int | IO[str] = subprocess.PIPE,
     wait: float = 120,
-    until: Callable[[httpx.Response], bool] = lambda r: r.status_code == 200,
+    until: Callable[[httpx.Response], bool] | None = None,
 ) -> tuple[subprocess.Popen, str]:
     """(process, base URL) of app.py on a free loopback port, once ready (or once its /readyz answer meets
     `until`: a test of a server that must refuse readiness waits for the refusal); the caller terminates it."""
@@ -41,20 +41,24 @@ def start_app(
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + wait
-    while True:
+
+    def ready() -> bool:
         if proc.poll() is not None:
             raise AppNotReady(f"app.py exited with {proc.returncode}" + _stderr(proc))
+        if until is None:
+            return http_ok(base + "/readyz")
         try:
-            if until(httpx.get(base + "/readyz", timeout=2)):
-                return proc, base
+            return until(httpx.get(base + "/readyz", timeout=2))
         except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            proc.wait(timeout=30)
-            raise AppNotReady(f"app.py was not ready within {wait:.0f} s" + _stderr(proc))
-        time.sleep(0.1)
+            return False
+
+    try:
+        wait_until(ready, wait, "app.py is not ready", 0.1)
+    except TimedOut:
+        proc.kill()
+        proc.wait(timeout=30)
+        raise AppNotReady(f"app.py was not ready within {wait:.0f} s" + _stderr(proc)) from None
+    return proc, base
 
 
 def _stderr(proc: subprocess.Popen) -> str:

@@ -1,0 +1,52 @@
+"""The gate's floors, read from floors.csv beside it: one row per change, so a floor never moves down silently.
+
+A row is (floor, bound, value, date, commit, reason). `min` floors must be reached, `max` ones not exceeded;
+`retired` ends a floor. The last row of a floor is the value the gate holds. Loosening a floor (a lower `min`, a
+higher `max`) means adding a row that says why; tests/eval/test_floors.py checks it.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+HISTORY = Path(__file__).with_name("floors.csv")
+BOUNDS = ("min", "max", "retired")
+
+
+@dataclass(frozen=True)
+class Floor:
+    name: str
+    bound: str
+    value: float | None  # None on a `retired` row
+    date: str
+    commit: str
+    reason: str
+
+    def looser_than(self, other: Floor) -> bool:
+        """This value lets through a result `other` would fail."""
+        assert self.value is not None and other.value is not None
+        return self.value < other.value if self.bound == "min" else self.value > other.value
+
+    def holds(self, measured: float) -> bool:
+        assert self.value is not None
+        return measured >= self.value if self.bound == "min" else measured <= self.value
+
+
+def history(path: Path = HISTORY) -> list[Floor]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return [
+            Floor(
+                r["floor"], r["bound"], float(r["value"]) if r["value"] else None, r["date"], r["commit"], r["reason"]
+            )
+            for r in csv.DictReader(f)
+        ]
+
+
+def latest(path: Path = HISTORY) -> dict[str, Floor]:
+    """Each live floor's last row (retired floors left out)."""
+    last: dict[str, Floor] = {}
+    for row in history(path):
+        last[row.name] = row
+    return {name: row for name, row in last.items() if row.bound != "retired"}

@@ -1,0 +1,1 @@
+"""Helpers the test modules share: child-process environments, free ports, polling, servers, known strings."""
