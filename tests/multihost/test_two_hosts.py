@@ -26,8 +26,10 @@ from assistant.service import Assistant
 from tests.conftest import make_settings
 from tests.helpers.app_process import REPO, start_app
 from tests.helpers.chroma import chroma_server
-from tests.helpers.slack import FakeSlackApi
-from tests.slack.test_slack_bot import BOT_ID, ENTRY_TITLE, KNOWN, _post, _text_of, event, mention
+from tests.helpers.known import KNOWN
+from tests.helpers.known import KNOWN_TITLE as ENTRY_TITLE
+from tests.helpers.slack import BOT_ID, FakeSlackApi, event, mention, text_of
+from tests.helpers.slack import signed_post as post_signed
 
 NEW_ERROR = "FixtureKernelError: the fixture kernel cache is sealed"
 NEW_ENTRY = f"""id: multihost-fixture-kernel-sealed
@@ -149,7 +151,7 @@ def _answer_in_thread(hosts: Hosts, name: str, text: str, ts: str, thread_ts: st
 def test_feedback_given_through_one_host_is_in_the_other_hosts_gap_report(hosts: Hosts) -> None:
     post = _answer_in_thread(hosts, "b", KNOWN, "500.1")  # asked through host B ...
     hosts.slack.reset()
-    r = _post(hosts.urls["a"], _feedback_payload(post, "U-feedback", "500.1"), "application/x-www-form-urlencoded")
+    r = post_signed(hosts.urls["a"], _feedback_payload(post, "U-feedback", "500.1"), "application/x-www-form-urlencoded")
     assert r.status_code == 200  # ... its feedback button pressed through host A, which knows the question
     [thanks] = hosts.slack.wait_posts(1, "chat.postEphemeral", timeout=30)
     assert thanks["text"] == "Thanks for the feedback!" and thanks["user"] == "U-feedback"
@@ -170,7 +172,7 @@ def test_a_slack_follow_up_reaching_either_host_sees_the_first_turn(hosts: Hosts
     assert "I don't know" in alone["text"]  # without the thread, the follow-up alone is not answerable
     _answer_in_thread(hosts, first, KNOWN, thread)
     follow = _answer_in_thread(hosts, second, FOLLOW_UP, thread.replace(".1", ".5"), thread_ts=thread)
-    assert ENTRY_TITLE in _text_of(follow) and "I don't know" not in follow["text"]
+    assert ENTRY_TITLE in text_of(follow) and "I don't know" not in follow["text"]
 
 
 def _cites_new_entry(hosts: Hosts, name: str) -> bool:
@@ -213,7 +215,7 @@ def test_killing_one_host_under_load_loses_no_feedback(hosts: Hosts) -> None:
         body = _feedback_payload(post, user, "700.1")
         for host in ("a" if i % 2 == 0 else "b", "b"):  # a failed request is retried on the other host, as a proxy does
             try:
-                r = _post(hosts.urls[host], body, "application/x-www-form-urlencoded")
+                r = post_signed(hosts.urls[host], body, "application/x-www-form-urlencoded")
             except httpx.TransportError:
                 with lock:
                     retried.append(user)
