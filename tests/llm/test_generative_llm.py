@@ -262,18 +262,18 @@ def test_concurrent_questions_share_one_writer(stub, make_assistant, monkeypatch
     """Four first questions at once on a fresh assistant: one writer and one LLM client are built, and all four use
     them (a spy records what each call ran on; nothing is replaced)."""
     built, used = [], []
-    init, stream = GenerativeWriter.__init__, GenerativeWriter.stream
+    init, deltas = GenerativeWriter.__init__, GenerativeWriter._deltas  # every LLM call (write, stream) runs _deltas
 
     def spy_init(self, *args, **kw):
         built.append(self)
         init(self, *args, **kw)
 
-    def spy_stream(self, *args, **kw):
+    def spy_deltas(self, *args, **kw):
         used.append((self, self.llm))
-        yield from stream(self, *args, **kw)
+        yield from deltas(self, *args, **kw)
 
     monkeypatch.setattr(GenerativeWriter, "__init__", spy_init)
-    monkeypatch.setattr(GenerativeWriter, "stream", spy_stream)
+    monkeypatch.setattr(GenerativeWriter, "_deltas", spy_deltas)
     stub.reply = GOOD_REPLY
     assistant = make_assistant(stub.base_url)
     start = threading.Barrier(4)
