@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from assistant.text.gpus import gpu_terms
+from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
 from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
 
@@ -30,6 +31,7 @@ QUANT_METHODS = (
 SPEC_METHODS = ("dspark", "eagle3", "eagle", "medusa", "mtp", "ngram", "draft_model", "suffix")
 SO_BACKENDS = ("xgrammar", "guidance", "outlines", "lm-format-enforcer", "auto")
 CUDAGRAPH_MODES = ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "PIECEWISE", "FULL", "NONE")
+PLATFORMS = ("cuda", "rocm", "cpu", "xpu", "tpu", "apple")  # assistant/text/platforms.py's names
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class UserSetup:
     features: Features = field(default_factory=Features)
     symptoms: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # the error lines pasted
+    platforms: frozenset[str] = frozenset()  # "rocm", "cpu", ...: the platforms named (empty: not said)
     uses_vllm: bool | None = None  # False only when the user says vLLM is not involved ("no vllm", "没用 vllm")
     other_software: str | None = None  # the other engine the message is about, when it never mentions vLLM ("Ollama")
 
@@ -504,17 +507,19 @@ def _other_software(text: str) -> str | None:
 def extract_setup(text: str) -> UserSetup:
     """The setup one message states."""
     signals = extract_signals(text)
+    gpus = _gpus(text)
     models = _models(signals.models)
     families = tuple(dict.fromkeys(f for f in (_family(m) for m in models) if f))
     return UserSetup(
         vllm_version=_vllm_version(text),
-        gpus=_gpus(text),
+        gpus=gpus,
         models=models,
         families=families,
         quantization=_quantization(text),
         features=_features(text),
         symptoms=_symptoms(text),
         errors=signals.messages,
+        platforms=user_platforms(text, [g.name for g in gpus]),
         uses_vllm=_uses_vllm(text),
         other_software=_other_software(text),
     )
@@ -539,6 +544,7 @@ def conversation_setup(question: str, earlier_user_turns: Sequence[str] = ()) ->
             features=setup.features.merged(turn.features),
             symptoms=turn.symptoms or setup.symptoms,
             errors=turn.errors or setup.errors,
+            platforms=turn.platforms or setup.platforms,
             uses_vllm=turn.uses_vllm if turn.uses_vllm is not None else setup.uses_vllm,
             # a turn that mentions vLLM, or names another engine, settles what the conversation is about
             other_software=None if turn.uses_vllm is not None else turn.other_software or setup.other_software,
