@@ -64,6 +64,7 @@ class FeatureConditions(BaseModel):
     structured_outputs_backend: list[str] = Field(default_factory=list)
     batch_invariant: bool | None = None
     deep_gemm: bool | None = None
+    multi_gpu: bool | None = None  # tensor / pipeline parallel over more than one GPU
 
     @field_validator("speculative_method")
     @classmethod

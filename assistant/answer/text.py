@@ -157,13 +157,14 @@ FEATURES = {
         "cudagraph_mode": "cudagraph_mode", "eager": "eager mode (--enforce-eager)",
         "structured_outputs": "structured outputs", "structured_outputs_backend": "structured-outputs backend",
         "batch_invariant": "VLLM_BATCH_INVARIANT", "deep_gemm": "DeepGEMM kernels",
+        "multi_gpu": "more than one GPU (tensor or pipeline parallel)",
     },
     "zh": {
         "speculative": "投机解码", "speculative_method": "投机解码方法", "cudagraph_mode": "cudagraph_mode",
         "adaptive_verification": "自适应验证",
         "eager": "eager 模式（--enforce-eager）", "structured_outputs": "结构化输出",
         "structured_outputs_backend": "结构化输出后端", "batch_invariant": "VLLM_BATCH_INVARIANT",
-        "deep_gemm": "DeepGEMM 内核",
+        "deep_gemm": "DeepGEMM 内核", "multi_gpu": "多张 GPU（张量并行或流水线并行）",
     },
 }  # fmt: skip
 SYMPTOM_NAMES = {

@@ -58,6 +58,7 @@ class Features:
     deep_gemm: bool | None = None
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
+    multi_gpu: bool | None = None  # tensor / pipeline / data parallel over more than one GPU
 
     def merged(self, newer: Features) -> Features:
         """This turn's features with a later turn's stated values taking precedence."""
@@ -275,6 +276,22 @@ _PP = re.compile(
 )
 
 
+_MULTI_GPU = re.compile(
+    r"multi[- ]?gpus?|multiple gpus|(?:two|2|four|4|eight|8) (?:x )?(?:gpus|cards)|\b[2-8] ?x ?(?:A100|H100|H200|L40S?|"
+    r"RTX ?\d{4}|\d{4})s?\b|多卡|多张(?:显)?卡|[两二四八]张(?:显)?卡|[2-8]\s*张(?:显)?卡|[2-8]\s*卡",
+    re.IGNORECASE,
+)
+
+
+def _multi_gpu(text: str, tp: int | None, pp: int | None) -> bool | None:
+    """More than one GPU in use: a parallel size over 1, or the words; False only for a stated size of 1."""
+    if (tp or 1) > 1 or (pp or 1) > 1 or any(not _negated(text, m.start()) for m in _MULTI_GPU.finditer(text)):
+        return True
+    if tp == 1 and pp in (None, 1):
+        return False
+    return None
+
+
 def _first_int(rx: re.Pattern[str], text: str) -> int | None:
     for m in rx.finditer(text):
         for g in m.groups():
@@ -334,8 +351,9 @@ def _features(text: str) -> Features:
         structured_outputs_backend=backend,
         batch_invariant=any(bi_states) if bi_states else None,
         deep_gemm=deep_gemm[-1] if deep_gemm else None,
-        tensor_parallel=_first_int(_TP, text),
-        pipeline_parallel=_first_int(_PP, text),
+        tensor_parallel=(tp := _first_int(_TP, text)),
+        pipeline_parallel=(pp := _first_int(_PP, text)),
+        multi_gpu=_multi_gpu(text, tp, pp),
     )
 
 
