@@ -251,6 +251,11 @@ def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str
             fixed = scope.release_shown(behind[0].needs[0])
             lines.append("- " + L["behind"].format(title=title, fixed=fixed, n=n, have=behind[0].have[0]))
             continue
+        began = [c for c in app.contradicted if c.introduced and c.have]
+        if began and len(began) == len(app.contradicted):  # the behaviour began after the user's release
+            since = scope.release_shown(began[0].needs[0])
+            lines.append("- " + L["before"].format(title=title, began=since, n=n, have=began[0].have[0]))
+            continue
         needs, have = scope.contradiction(app, lang)
         lines.append("- " + L["similar"].format(title=title, needs=needs, n=n, have=have))
     return lines + [""]

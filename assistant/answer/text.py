@@ -205,6 +205,8 @@ APPLY = {
         "similar_head": "Not the fix here",
         "similar": "a similar known problem, **{title}**, needs {needs} [{n}]; you have {have}, so its fix is not offered.",
         "behind": "a similar known problem, **{title}**, was fixed in {fixed} [{n}]; you run {have}, so it is behind you.",
+        "before": "a similar known problem, **{title}**, began in vLLM {began} [{n}]; you run {have}, which predates it, so "
+        "its fix is not offered.",
         "you_have": "you have",
     },
     "zh": {
@@ -214,6 +216,7 @@ APPLY = {
         "similar_head": "不适用的已知问题",
         "similar": "一个相似的已知问题 **{title}** 需要 {needs} [{n}]；而您的情况是 {have}，因此不提供它的解决方法。",
         "behind": "一个相似的已知问题 **{title}** 已在 {fixed} 修复 [{n}]；您使用的是 {have}，这个问题已不会出现在您的版本中。",
+        "before": "一个相似的已知问题 **{title}** 从 vLLM {began} 开始出现 [{n}]；您使用的是 {have}，早于该版本，因此不提供它的解决方法。",
         "you_have": "您的情况",
     },
 }

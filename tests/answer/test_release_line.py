@@ -75,6 +75,7 @@ def test_a_behaviour_that_began_later_is_not_offered_to_an_older_release():
     q = "vllm 0.9.0 crashes: AssertionError: prefix cache block mismatch"
     answer = compose(analyze(q), [_hit(introduced_in="0.10.0")], 0.5)
     assert answer.abstained and "Upgrade to 0.8.0" not in answer.body
+    assert "began in vLLM 0.10.0 [1]; you run 0.9.0, which predates it" in answer.body
     newer = compose(analyze(q.replace("0.9.0", "0.10.1")), [_hit(introduced_in="0.10.0")], 0.5)
     assert "this began in vLLM 0.10.0; you run 0.10.1" in newer.lead and "**Began in:** 0.10.0" in newer.lead
 
