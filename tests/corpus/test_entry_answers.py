@@ -40,3 +40,9 @@ def test_a_platform_specific_entry_is_found_from_its_symptoms(corpus_assistant):
     )
     cited = [c.id for c in answer.citations]
     assert "cpu-backend-kv-cache-space-too-small" in cited[:2], cited
+
+
+def test_an_old_release_is_told_to_upgrade_to_the_release_with_support(corpus_assistant):
+    answer = corpus_assistant.ask("Can I run Qwen3-32B on vllm 0.6.3? Loading it fails: the architecture is not supported")
+    assert answer.citations[0].id == "qwen3-needs-vllm-0-8-4"
+    assert "you run 0.6.3; fixed in 0.8.4: upgrade to 0.8.4 or later." in answer.lead
