@@ -153,6 +153,11 @@ class Conditions(BaseModel):
     quantization: list[str] = Field(default_factory=list, description="quantization methods it occurs with")
     features: FeatureConditions = Field(default_factory=FeatureConditions)
     symptoms: list[Symptom] = Field(default_factory=list, description="what the user sees")
+    error_named: bool = Field(
+        False,
+        description="offered only when the user's text quotes one of the entry's `error_strings`: a problem known by "
+        "one message (a removed flag, an unknown env var) whose words alone match many other questions",
+    )
     symptom_named: bool = Field(
         False,
         description="offered only when the user names one of `symptoms`: a general problem (a GPU out of memory) "

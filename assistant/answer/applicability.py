@@ -255,6 +255,8 @@ def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:
         return [Check("error", "applies", needs, needs)]
     if setup.errors:
         return [Check("error", "contradicts", needs, (setup.errors[-1][:160],))]
+    if entry.conditions.error_named:  # known by its message alone: not this one until the user quotes it
+        return [Check("error", "contradicts", needs)]
     return [Check("error", "unknown", needs)]
 
 

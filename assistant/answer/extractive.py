@@ -71,7 +71,8 @@ def _entry_body(entry: Entry, app: Applicability, lang: Lang, n: int, version: s
         lines.append(f"**{L['renamed']}:** " + _cite("; ".join(renamed), n))
     release = scope.release_line(entry.conditions, version, lang)
     if release:
-        lines.append(_cite(release, n))
+        # Not cited: it speaks of the user's release, which the entry's text does not name.
+        lines.append(release)
     facts = []
     if entry.hardware:
         facts.append(f"**{L['hardware']}:** {', '.join(entry.hardware)}")

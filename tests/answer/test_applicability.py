@@ -247,3 +247,12 @@ def test_one_question_per_detail():
                   introduced_in="0.10.0", affected_versions="<0.12.0")  # fmt: skip
     app = assess(entry, extract_setup("it fails"), "it fails")
     assert [c.detail for c in app.asks()] == ["version"]
+
+
+def test_a_problem_known_by_its_message_needs_the_message_quoted():
+    entry = _entry(error_strings=["unrecognized arguments: --task"], error_named=True, symptoms=["crash"])
+    assert _verdicts(entry, "vllm serve fails: vllm: error: unrecognized arguments: --task embed")["error"] == "applies"
+    app = assess(entry, extract_setup("how do I serve bge-m3 for embeddings?"), "how do I serve bge-m3 for embeddings?")
+    assert app.verdict == "contradicts" and not app.said_otherwise  # ruled out, but not named as "not the fix"
+    plain = _entry(error_strings=["unrecognized arguments: --task"], symptoms=["crash"])
+    assert _verdicts(plain, "how do I serve bge-m3 for embeddings?")["error"] == "unknown"
