@@ -204,6 +204,18 @@ def assess_hit(hit: Hit, setup: UserSetup, text: str) -> Applicability:
     return assess(entry, setup, text) if entry is not None else Applicability()
 
 
+def ruled_out_last(hits: Sequence[Hit], setup: UserSetup, text: str) -> list[Hit]:
+    """The hits in rank order, except that a curated entry the user's setup contradicts comes after the rest.
+
+    Such an entry is never the answer (see `plan`); listing it among the top hits would show the user, and
+    score as retrieved, a known problem that is not theirs. Its own rank among the ruled-out ones is kept.
+    """
+    kept, ruled = [], []
+    for h in hits:
+        (ruled if h.chunk.kind == "entry" and assess_hit(h, setup, text).contradicted else kept).append(h)
+    return kept + ruled
+
+
 def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup | None = None) -> Plan:
     """The first source over the evidence bar that the user's setup does not rule out answers.
 
@@ -397,6 +409,7 @@ def compose(
     if refusal is not None:
         return decline(query, hits, refusal)
     p = plan(query, hits, min_confidence, setup)
+    hits = ruled_out_last(hits, setup, query.text)  # what the answer shows as its hits; `p` saw the ranking
     if p.primary is None and not _answers(findings):
         return abstain(query, hits, p, setup)
     lang = query.lang

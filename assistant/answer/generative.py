@@ -172,7 +172,7 @@ def finish(
         abstained=False,
         language=query.lang,
         citations=citations,
-        hits=tuple(hits),
+        hits=fallback.hits or tuple(hits),  # the extractive answer's order: an entry the setup rules out last
         notice=notice,
         written_by="llm",
     )
