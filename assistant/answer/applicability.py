@@ -22,8 +22,8 @@ from assistant.text.setup import CRASH_KINDS, UserSetup
 
 Verdict = Literal["applies", "contradicts", "unknown"]
 # What to ask for when a condition is unknown, most decisive first.
-Detail = Literal["gpu", "version", "model", "quantization", "feature", "symptom", "error"]
-_ASK_ORDER: tuple[Detail, ...] = ("gpu", "version", "model", "quantization", "feature")
+Detail = Literal["gpu", "platform", "version", "model", "quantization", "feature", "symptom", "error"]
+_ASK_ORDER: tuple[Detail, ...] = ("gpu", "platform", "version", "model", "quantization", "feature")
 
 # Defaults users seldom set or know (vLLM picks them): asking about them would not help.
 _NOT_ASKED = frozenset({"eager", "deep_gemm", "cudagraph_mode", "structured_outputs_backend"})
@@ -40,6 +40,7 @@ class Check:
     have: tuple[str, ...] = ()  # e.g. ("V100 (SM70)",); empty when the user did not say
     feature: str = ""  # the feature's name, for detail == "feature"
     fixed: bool = False  # a version check against the release that has the fix
+    introduced: bool = False  # a version check against the release the behaviour began in
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,8 @@ class Applicability:
     def asks(self, limit: int = 2) -> tuple[Check, ...]:
         """The unknown conditions worth asking about, most decisive first (symptoms are not asked)."""
         wanted = [c for c in self.unknown if c.detail in _ASK_ORDER and c.feature not in _NOT_ASKED]
-        return tuple(sorted(wanted, key=lambda c: _ASK_ORDER.index(c.detail))[:limit])
+        once = {(c.detail, c.feature): c for c in reversed(wanted)}  # one question per detail
+        return tuple(sorted(once.values(), key=lambda c: _ASK_ORDER.index(c.detail))[:limit])
 
 
 # --------------------------------------------------------------------------- single conditions
@@ -88,20 +90,51 @@ def _in(spec: str, version: Version) -> bool:
 
 
 def check_versions(cond: Conditions, setup: UserSetup) -> list[Check]:
+    """The user's release against the releases affected, the one the behaviour began in, and the fix.
+
+    A release with the fix, or one older than the behaviour's start, contradicts; an affected release
+    applies; an unstated release is unknown (and asked about).
+    """
     if cond.fixed_in_nightly and setup.vllm_version == "nightly":
         return [Check("version", "contradicts", ("nightly",), ("nightly",), fixed=True)]
-    if not (cond.affected_versions or cond.fixed_in):
+    if not (cond.affected_versions or cond.fixed_in or cond.introduced_in):
         return []
     version = _version(setup.vllm_version) if setup.vllm_version else None
+    have = (setup.vllm_version,) if version is not None else ()
     if cond.fixed_in and version is not None and _in(cond.fixed_in, version):
-        return [Check("version", "contradicts", (cond.fixed_in,), (setup.vllm_version,), fixed=True)]
-    if not cond.affected_versions:
-        verdict: Verdict = "unknown" if version is None else "applies"
-        return [Check("version", verdict, (cond.fixed_in,), (setup.vllm_version,) if version else (), fixed=True)]
-    if version is None:
-        return [Check("version", "unknown", (cond.affected_versions,))]
-    verdict = "applies" if _in(cond.affected_versions, version) else "contradicts"
-    return [Check("version", verdict, (cond.affected_versions,), (setup.vllm_version,))]
+        return [Check("version", "contradicts", (cond.fixed_in,), have, fixed=True)]
+    out: list[Check] = []
+    if cond.introduced_in:
+        began = f">={cond.introduced_in}"
+        if version is None:
+            out.append(Check("version", "unknown", (began,), introduced=True))
+        else:
+            verdict: Verdict = "applies" if _in(began, version) else "contradicts"
+            out.append(Check("version", verdict, (began,), have, introduced=True))
+    if cond.affected_versions:
+        if version is None:
+            out.append(Check("version", "unknown", (cond.affected_versions,)))
+        else:
+            verdict = "applies" if _in(cond.affected_versions, version) else "contradicts"
+            out.append(Check("version", verdict, (cond.affected_versions,), have))
+    elif cond.fixed_in:
+        out.append(Check("version", "unknown" if version is None else "applies", (cond.fixed_in,), have, fixed=True))
+    return out
+
+
+def check_platforms(cond: Conditions, setup: UserSetup) -> list[Check]:
+    """A problem of one platform (ROCm, the CPU backend): a user who names another is ruled out.
+
+    A user who names none runs the default (CUDA) most likely, but may not have said: unknown, and asked.
+    """
+    if not cond.platforms:
+        return []
+    needs = tuple(cond.platforms)
+    if not setup.platforms:
+        return [Check("platform", "unknown", needs)]
+    have = tuple(sorted(setup.platforms))
+    verdict: Verdict = "applies" if setup.platforms & set(cond.platforms) else "contradicts"
+    return [Check("platform", verdict, needs, have)]
 
 
 def check_hardware(cond: Conditions, setup: UserSetup) -> list[Check]:
@@ -222,6 +255,8 @@ def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:
         return [Check("error", "applies", needs, needs)]
     if setup.errors:
         return [Check("error", "contradicts", needs, (setup.errors[-1][:160],))]
+    if entry.conditions.error_named:  # known by its message alone: not this one until the user quotes it
+        return [Check("error", "contradicts", needs)]
     return [Check("error", "unknown", needs)]
 
 
@@ -229,7 +264,10 @@ def assess(entry: Entry, setup: UserSetup, text: str) -> Applicability:
     """Every condition the entry states, compared with the setup; `text` is the user's words (for error lines)."""
     cond = entry.conditions
     checks: list[Check] = []
-    for fn in (check_hardware, check_versions, check_models, check_quantization, check_features, check_symptoms):
+    for fn in (
+        check_hardware, check_platforms, check_versions, check_models, check_quantization, check_features,
+        check_symptoms,
+    ):  # fmt: skip
         checks += fn(cond, setup)
     checks += check_errors(entry, setup, text)
     return Applicability(tuple(checks))

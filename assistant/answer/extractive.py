@@ -51,7 +51,8 @@ def _cite(text: str, n: int) -> str:
     return f"{text}\n[{n}]" if text.endswith("```") else f"{text} [{n}]"
 
 
-def _entry_body(entry: Entry, app: Applicability, lang: Lang, n: int) -> list[str]:
+def _entry_body(entry: Entry, app: Applicability, lang: Lang, n: int, version: str | None = None) -> list[str]:
+    """An entry's answer: cause, fix, workarounds, versions, whether the user's release has it, what to tell."""
     L = LABELS[lang]
     lines = [f"**{entry.title.get(lang)}** [{n}]", ""]
     lines += [f"**{L['root_cause']}:** " + _cite(entry.root_cause.get(lang), n), ""]
@@ -62,7 +63,16 @@ def _entry_body(entry: Entry, app: Applicability, lang: Lang, n: int) -> list[st
         lines += [f"- {_cite(w, n)}" for w in workarounds]
         lines.append("")
     lines.append(f"**{L['affected']}:** " + _cite(entry.affected_versions or "unknown", n))
+    if entry.introduced_in != "unknown":
+        lines.append(f"**{L['introduced_in']}:** " + _cite(entry.introduced_in, n))
     lines.append(f"**{L['fixed_in']}:** " + _cite(entry.fixed_in or "unknown", n))
+    renamed = [scope.renamed_line(r, lang) for r in entry.renamed]
+    if renamed:
+        lines.append(f"**{L['renamed']}:** " + _cite("; ".join(renamed), n))
+    release = scope.release_line(entry.conditions, version, lang)
+    if release:
+        # Not cited: it speaks of the user's release, which the entry's text does not name.
+        lines.append(release)
     facts = []
     if entry.hardware:
         facts.append(f"**{L['hardware']}:** {', '.join(entry.hardware)}")
@@ -194,6 +204,18 @@ def assess_hit(hit: Hit, setup: UserSetup, text: str) -> Applicability:
     return assess(entry, setup, text) if entry is not None else Applicability()
 
 
+def ruled_out_last(hits: Sequence[Hit], setup: UserSetup, text: str) -> list[Hit]:
+    """The hits in rank order, except that a curated entry the user's setup contradicts comes after the rest.
+
+    Such an entry is never the answer (see `plan`); listing it among the top hits would show the user, and
+    score as retrieved, a known problem that is not theirs. Its own rank among the ruled-out ones is kept.
+    """
+    kept, ruled = [], []
+    for h in hits:
+        (ruled if h.chunk.kind == "entry" and assess_hit(h, setup, text).contradicted else kept).append(h)
+    return kept + ruled
+
+
 def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup | None = None) -> Plan:
     """The first source over the evidence bar that the user's setup does not rule out answers.
 
@@ -236,8 +258,19 @@ def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str
     for h, app in p.ruled_out:
         n = len(citations) + 1
         citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
+        title = h.chunk.entry.title.get(lang)
+        behind = [c for c in app.contradicted if c.fixed and c.have]
+        if behind and len(behind) == len(app.contradicted):  # only the release rules it out: it is behind them
+            fixed = scope.release_shown(behind[0].needs[0])
+            lines.append("- " + L["behind"].format(title=title, fixed=fixed, n=n, have=behind[0].have[0]))
+            continue
+        began = [c for c in app.contradicted if c.introduced and c.have]
+        if began and len(began) == len(app.contradicted):  # the behaviour began after the user's release
+            since = scope.release_shown(began[0].needs[0])
+            lines.append("- " + L["before"].format(title=title, began=since, n=n, have=began[0].have[0]))
+            continue
         needs, have = scope.contradiction(app, lang)
-        lines.append("- " + L["similar"].format(title=h.chunk.entry.title.get(lang), needs=needs, n=n, have=have))
+        lines.append("- " + L["similar"].format(title=title, needs=needs, n=n, have=have))
     return lines + [""]
 
 
@@ -376,6 +409,7 @@ def compose(
     if refusal is not None:
         return decline(query, hits, refusal)
     p = plan(query, hits, min_confidence, setup)
+    hits = ruled_out_last(hits, setup, query.text)  # what the answer shows as its hits; `p` saw the ranking
     if p.primary is None and not _answers(findings):
         return abstain(query, hits, p, setup)
     lang = query.lang
@@ -398,7 +432,7 @@ def compose(
         )
     citations.append(Citation(1, primary.chunk.id, primary.chunk.title, primary.chunk.source))
     if primary.chunk.kind == "entry":
-        lines = _entry_body(primary.chunk.entry, p.applicability, lang, 1)
+        lines = _entry_body(primary.chunk.entry, p.applicability, lang, 1, setup.vllm_version)
     elif primary.chunk.kind == "qa":
         lines = _qa_body(primary, lang, 1)
     elif primary.chunk.kind == "issue":  # may cite the issue and its resolution as two sources

@@ -158,11 +158,12 @@ def finish(
     if not checked.passed:
         log.info("generated answer rejected: %s", "; ".join(checked.problems))
         return replace(fallback, notice=NOTICES["failed"].format(reason=checked.problems[0]))
-    return _generated(prompt, checked, query, hits)
+    return _generated(prompt, checked, query, hits, fallback)
 
 
-def _generated(prompt: Prompt, checked: Verification, query: Query, hits: Sequence[Hit]) -> Answer:
-    """The answer the model wrote, as verified, with the sources it still cites."""
+def _generated(prompt: Prompt, checked: Verification, query: Query, hits: Sequence[Hit], fallback: Answer) -> Answer:
+    """The answer the model wrote, as verified, with the sources it still cites; its hits in the extractive
+    answer's (`fallback`'s) order."""
     citations = tuple(
         Citation(
             n, prompt.sources[n - 1].chunk.id, prompt.sources[n - 1].chunk.title, prompt.sources[n - 1].chunk.source
@@ -178,7 +179,7 @@ def _generated(prompt: Prompt, checked: Verification, query: Query, hits: Sequen
         abstained=False,
         language=query.lang,
         citations=citations,
-        hits=tuple(hits),
+        hits=fallback.hits or tuple(hits),  # the extractive answer's order: an entry the setup rules out last
         notice=notice,
         written_by="llm",
     )
@@ -355,7 +356,7 @@ class GenerativeWriter:
             tail, checked = gate.close()
             if checked.passed:
                 yield from tail
-                yield _generated(prompt, checked, query, hits)
+                yield _generated(prompt, checked, query, hits, fallback)
                 return
             if checked.abstained:
                 notice = NOTICES["abstained"]

@@ -6,8 +6,14 @@ can be cited); the user's side comes from their own words and is never cited.
 
 from __future__ import annotations
 
+import re
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from assistant.answer.applicability import Applicability, Check
-from assistant.answer.text import APPLY, DETAILS, FEATURES, ON_OFF, QUESTIONS, SYMPTOM_NAMES
+from assistant.answer.text import APPLY, DETAILS, FEATURES, ON_OFF, QUESTIONS, RELEASE, SYMPTOM_NAMES
+from assistant.entry import Conditions, Renamed
 from assistant.models import Lang
 
 
@@ -34,6 +40,8 @@ def needs(check: Check, lang: Lang) -> str:
     value = _values(check, check.needs, lang)
     if check.fixed:
         value = f"without the fix (fixed in {value})" if lang == "en" else f"不含修复（修复于 {value}）"
+    elif check.introduced:
+        value = f"{value} (where it began)" if lang == "en" else f"{value}（该行为开始的版本起）"
     return f"{_label(check, lang)} {value}" if lang == "en" else f"{_label(check, lang)}为{value}"
 
 
@@ -78,3 +86,63 @@ def depends_line(app: Applicability, lang: Lang, limit: int = 2) -> str:
     colon = ": " if lang == "en" else "："
     what = sep.join(needs(c, lang) for c in asks)
     return f"**{L['depends']}**{colon}{what}. {L['ask']}{colon}" + " ".join(questions(app, lang, limit))
+
+
+def release_shown(spec: str) -> str:
+    """ "0.8.0" for ">=0.8.0" (the release that has the fix), else the specifier as written."""
+    m = re.fullmatch(r"\s*>=\s*v?([\w.+-]+)\s*", spec)
+    return m.group(1) if m else spec
+
+
+def _parsed(value: str | None) -> Version | None:
+    if value == "nightly":
+        return Version("9999")  # newer than every release, as applicability counts it
+    if not value:
+        return None
+    try:
+        return Version(value.lstrip("v"))
+    except InvalidVersion:
+        return None
+
+
+def release_line(cond: Conditions, version: str | None, lang: Lang) -> str:
+    """Whether the user's release has the problem: "you run 0.7.3; fixed in 0.8.0: upgrade", or "".
+
+    From the entry's typed version conditions only; "" when the user gave no release, or the entry states none
+    (then the unknown version is asked about instead, see `depends_line`).
+    """
+    L = RELEASE[lang]
+    have = version.lstrip("v") if version else None
+    if have is None or not (cond.affected_versions or cond.fixed_in or cond.introduced_in or cond.fixed_in_nightly):
+        return ""
+    mine = _parsed(have)
+    nightly = have == "nightly"
+
+    def contains(spec: str) -> bool:
+        return mine is not None and SpecifierSet(spec).contains(mine, prereleases=True)
+
+    text = ""
+    if cond.fixed_in and contains(cond.fixed_in) or (cond.fixed_in_nightly and nightly):
+        text = L["behind"].format(fixed=release_shown(cond.fixed_in or "nightly"), have=have)
+    elif cond.introduced_in and mine is not None and mine < Version(cond.introduced_in):
+        text = L["before"].format(began=cond.introduced_in, have=have)
+    elif cond.affected_versions and not contains(cond.affected_versions):
+        text = L["unaffected"].format(have=have, affected=cond.affected_versions)
+    elif cond.fixed_in:
+        shown = release_shown(cond.fixed_in)
+        text = (L["upgrade"] if shown != cond.fixed_in else L["upgrade_spec"]).format(have=have, fixed=shown)
+    elif cond.fixed_in_nightly:
+        text = L["nightly"].format(have=have)
+    elif cond.affected_versions:
+        text = L["affected"].format(have=have, affected=cond.affected_versions)
+    elif cond.introduced_in:
+        text = L["began"].format(began=cond.introduced_in, have=have)
+    colon = ": " if lang == "en" else "："
+    return f"**{L['head']}**{colon}{text}" if text else ""
+
+
+def renamed_line(r: Renamed, lang: Lang) -> str:
+    """ "`--x` was removed in 0.11.0 (use `--y`)"."""
+    if lang == "zh":
+        return f"`{r.name}` 已在 {r.removed_in} 移除" + (f"（改用 `{r.replaced_by}`）" if r.replaced_by else "")
+    return f"`{r.name}` was removed in {r.removed_in}" + (f" (use `{r.replaced_by}`)" if r.replaced_by else "")

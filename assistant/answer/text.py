@@ -9,6 +9,8 @@ LABELS = {
         "workarounds": "Workarounds",
         "affected": "Affected versions",
         "fixed_in": "Fixed in",
+        "introduced_in": "Began in",
+        "renamed": "Renamed or removed",
         "hardware": "Hardware",
         "models": "Models",
         "references": "References",
@@ -32,6 +34,8 @@ LABELS = {
         "workarounds": "变通方法",
         "affected": "受影响版本",
         "fixed_in": "修复版本",
+        "introduced_in": "开始于",
+        "renamed": "已改名或移除",
         "hardware": "硬件",
         "models": "模型",
         "references": "参考",
@@ -138,11 +142,11 @@ CLOSEST = {"en": "Closest matches (not confident enough to answer from)", "zh": 
 # Applicability of a known problem to the user's setup (assistant/answer/applicability.py).
 DETAILS = {
     "en": {
-        "gpu": "GPU", "version": "vLLM version", "model": "model", "quantization": "quantization",
-        "symptom": "symptom", "error": "error message",
+        "gpu": "GPU", "platform": "platform", "version": "vLLM version", "model": "model",
+        "quantization": "quantization", "symptom": "symptom", "error": "error message",
     },
     "zh": {
-        "gpu": "GPU", "version": "vLLM 版本", "model": "模型", "quantization": "量化方式",
+        "gpu": "GPU", "platform": "平台", "version": "vLLM 版本", "model": "模型", "quantization": "量化方式",
         "symptom": "现象", "error": "报错信息",
     },
 }  # fmt: skip
@@ -153,13 +157,14 @@ FEATURES = {
         "cudagraph_mode": "cudagraph_mode", "eager": "eager mode (--enforce-eager)",
         "structured_outputs": "structured outputs", "structured_outputs_backend": "structured-outputs backend",
         "batch_invariant": "VLLM_BATCH_INVARIANT", "deep_gemm": "DeepGEMM kernels",
+        "multi_gpu": "more than one GPU (tensor or pipeline parallel)",
     },
     "zh": {
         "speculative": "投机解码", "speculative_method": "投机解码方法", "cudagraph_mode": "cudagraph_mode",
         "adaptive_verification": "自适应验证",
         "eager": "eager 模式（--enforce-eager）", "structured_outputs": "结构化输出",
         "structured_outputs_backend": "结构化输出后端", "batch_invariant": "VLLM_BATCH_INVARIANT",
-        "deep_gemm": "DeepGEMM 内核",
+        "deep_gemm": "DeepGEMM 内核", "multi_gpu": "多张 GPU（张量并行或流水线并行）",
     },
 }  # fmt: skip
 SYMPTOM_NAMES = {
@@ -177,6 +182,7 @@ ON_OFF = {"en": {"on": "on", "off": "off"}, "zh": {"on": "开启", "off": "关�
 QUESTIONS = {
     "en": {
         "gpu": "Which GPU do you run on?",
+        "platform": "Which platform do you run vLLM on (NVIDIA CUDA, AMD ROCm, CPU, ...)?",
         "version": "Which vLLM version do you run (vllm --version)?",
         "model": "Which model (checkpoint) do you serve?",
         "quantization": "Is the model quantized, and with which method?",
@@ -184,6 +190,7 @@ QUESTIONS = {
     },
     "zh": {
         "gpu": "您使用的是哪款 GPU？",
+        "platform": "您在哪个平台上运行 vLLM（NVIDIA CUDA、AMD ROCm、CPU 等）？",
         "version": "您的 vLLM 版本是多少（vllm --version）？",
         "model": "您部署的是哪个模型（checkpoint）？",
         "quantization": "模型是否量化？用的是哪种量化方法？",
@@ -197,6 +204,9 @@ APPLY = {
         "ask": "To confirm, tell me",
         "similar_head": "Not the fix here",
         "similar": "a similar known problem, **{title}**, needs {needs} [{n}]; you have {have}, so its fix is not offered.",
+        "behind": "a similar known problem, **{title}**, was fixed in {fixed} [{n}]; you run {have}, so it is behind you.",
+        "before": "a similar known problem, **{title}**, began in vLLM {began} [{n}]; you run {have}, which predates it, so "
+        "its fix is not offered.",
         "you_have": "you have",
     },
     "zh": {
@@ -205,6 +215,35 @@ APPLY = {
         "ask": "请告诉我",
         "similar_head": "不适用的已知问题",
         "similar": "一个相似的已知问题 **{title}** 需要 {needs} [{n}]；而您的情况是 {have}，因此不提供它的解决方法。",
+        "behind": "一个相似的已知问题 **{title}** 已在 {fixed} 修复 [{n}]；您使用的是 {have}，这个问题已不会出现在您的版本中。",
+        "before": "一个相似的已知问题 **{title}** 从 vLLM {began} 开始出现 [{n}]；您使用的是 {have}，早于该版本，因此不提供它的解决方法。",
         "you_have": "您的情况",
+    },
+}
+# Whether the user's release is affected by the entry that answers (`scope.release_line`).
+RELEASE = {
+    "en": {
+        "head": "Your release",
+        "upgrade": "you run {have}; fixed in {fixed}: upgrade to {fixed} or later.",
+        "upgrade_spec": "you run {have}; fixed in releases {fixed}: upgrade.",
+        "nightly": "you run {have}; the fix is on main / nightly builds, no release with it is named yet.",
+        "affected": "you run {have}, which is affected ({affected}); no release with the fix is known yet.",
+        "affected_fixed": "you run {have}, which is affected ({affected}).",
+        "began": "this began in vLLM {began}; you run {have}, so it applies to your release.",
+        "before": "this began in vLLM {began}; you run {have}, which predates it.",
+        "behind": "fixed in {fixed}; you run {have}, so this is behind you: it may be a different problem.",
+        "unaffected": "you run {have}; the releases reported affected are {affected}.",
+    },
+    "zh": {
+        "head": "您的版本",
+        "upgrade": "您使用的是 {have}；该问题已在 {fixed} 修复：请升级到 {fixed} 或更高版本。",
+        "upgrade_spec": "您使用的是 {have}；修复所在的版本为 {fixed}：请升级。",
+        "nightly": "您使用的是 {have}；修复已在 main / nightly 构建中，尚无包含它的正式版本。",
+        "affected": "您使用的是 {have}，属于受影响版本（{affected}）；目前没有已知的修复版本。",
+        "affected_fixed": "您使用的是 {have}，属于受影响版本（{affected}）。",
+        "began": "这一行为从 vLLM {began} 开始；您使用的是 {have}，因此适用于您的版本。",
+        "before": "这一行为从 vLLM {began} 开始；您使用的是 {have}，早于该版本。",
+        "behind": "该问题已在 {fixed} 修复；您使用的是 {have}，您的版本已不受影响：这可能是另一个问题。",
+        "unaffected": "您使用的是 {have}；报告受影响的版本为 {affected}。",
     },
 }

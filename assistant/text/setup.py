@@ -15,6 +15,7 @@ from typing import Literal
 
 from assistant.models import Signals
 from assistant.text.gpus import gpu_terms
+from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
 from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
 
@@ -31,6 +32,7 @@ QUANT_METHODS = (
 SPEC_METHODS = ("dspark", "eagle3", "eagle", "medusa", "mtp", "ngram", "draft_model", "suffix")
 SO_BACKENDS = ("xgrammar", "guidance", "outlines", "lm-format-enforcer", "auto")
 CUDAGRAPH_MODES = ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "PIECEWISE", "FULL", "NONE")
+PLATFORMS = ("cuda", "rocm", "cpu", "xpu", "tpu", "apple")  # assistant/text/platforms.py's names
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class Features:
     deep_gemm: bool | None = None
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
+    multi_gpu: bool | None = None  # tensor / pipeline / data parallel over more than one GPU
 
     def merged(self, newer: Features) -> Features:
         """This turn's features with a later turn's stated values taking precedence."""
@@ -75,6 +78,7 @@ class UserSetup:
     features: Features = field(default_factory=Features)
     symptoms: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()  # the error lines pasted
+    platforms: frozenset[str] = frozenset()  # "rocm", "cpu", ...: the platforms named (empty: not said)
     uses_vllm: bool | None = None  # False only when the user says vLLM is not involved ("no vllm", "没用 vllm")
     other_software: str | None = None  # the other engine the message is about, when it never mentions vLLM ("Ollama")
 
@@ -273,6 +277,22 @@ _PP = re.compile(
 )
 
 
+_MULTI_GPU = re.compile(
+    r"multi[- ]?gpus?|multiple gpus|(?:two|2|four|4|eight|8) (?:x )?(?:gpus|cards)|\b[2-8] ?x ?(?:A100|H100|H200|L40S?|"
+    r"RTX ?\d{4}|\d{4})s?\b|多卡|多张(?:显)?卡|[两二四八]张(?:显)?卡|[2-8]\s*张(?:显)?卡|[2-8]\s*卡",
+    re.IGNORECASE,
+)
+
+
+def _multi_gpu(text: str, tp: int | None, pp: int | None) -> bool | None:
+    """More than one GPU in use: a parallel size over 1, or the words; False only for a stated size of 1."""
+    if (tp or 1) > 1 or (pp or 1) > 1 or any(not _negated(text, m.start()) for m in _MULTI_GPU.finditer(text)):
+        return True
+    if tp == 1 and pp in (None, 1):
+        return False
+    return None
+
+
 def _first_int(rx: re.Pattern[str], text: str) -> int | None:
     for m in rx.finditer(text):
         for g in m.groups():
@@ -332,8 +352,9 @@ def _features(text: str) -> Features:
         structured_outputs_backend=backend,
         batch_invariant=any(bi_states) if bi_states else None,
         deep_gemm=deep_gemm[-1] if deep_gemm else None,
-        tensor_parallel=_first_int(_TP, text),
-        pipeline_parallel=_first_int(_PP, text),
+        tensor_parallel=(tp := _first_int(_TP, text)),
+        pipeline_parallel=(pp := _first_int(_PP, text)),
+        multi_gpu=_multi_gpu(text, tp, pp),
     )
 
 
@@ -505,17 +526,19 @@ def _other_software(text: str) -> str | None:
 def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
     """The setup one message states; `signals`: `extract_signals(text)` when the caller has them already."""
     signals = signals or extract_signals(text)
+    gpus = _gpus(text, signals)
     models = _models(signals.models)
     families = tuple(dict.fromkeys(f for f in (_family(m) for m in models) if f))
     return UserSetup(
         vllm_version=_vllm_version(text),
-        gpus=_gpus(text, signals),
+        gpus=gpus,
         models=models,
         families=families,
         quantization=_quantization(text),
         features=_features(text),
         symptoms=_symptoms(text),
         errors=signals.messages,
+        platforms=user_platforms(text, [g.name for g in gpus]),
         uses_vllm=_uses_vllm(text),
         other_software=_other_software(text),
     )
@@ -543,6 +566,7 @@ def conversation_setup(
             features=setup.features.merged(turn.features),
             symptoms=turn.symptoms or setup.symptoms,
             errors=turn.errors or setup.errors,
+            platforms=turn.platforms or setup.platforms,
             uses_vllm=turn.uses_vllm if turn.uses_vllm is not None else setup.uses_vllm,
             # a turn that mentions vLLM, or names another engine, settles what the conversation is about
             other_software=None if turn.uses_vllm is not None else turn.other_software or setup.other_software,

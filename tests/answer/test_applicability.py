@@ -192,3 +192,80 @@ def test_assess_all_assesses_each_entry_and_never_rules_out_a_non_entry_source()
     assert results[1] == results[3] == Applicability() and results[1].verdict == "applies"  # docs, Q&A: no conditions
     assert results[2] == assess(deepgemm, setup, text)
     assert assess_all([], setup, text) == []
+
+
+def test_a_behaviour_that_began_in_a_release_does_not_apply_before_it():
+    entry = Entry(id="x-entry", title={"en": "t"}, root_cause={"en": "r"}, fix={"en": "f"}, source="s",
+                  introduced_in="0.10.0")  # fmt: skip
+    assert entry.conditions.introduced_in == "0.10.0"
+    assert _verdicts(entry, "vllm 0.9.2")["version"] == "contradicts"
+    assert _verdicts(entry, "vllm 0.10.0")["version"] == "applies"
+    assert _verdicts(entry, "on nightly")["version"] == "applies"
+    assert _verdicts(entry, "")["version"] == "unknown"
+    app = assess(entry, extract_setup("vllm 0.9.2"), "vllm 0.9.2")
+    assert app.said_otherwise and app.contradicted[0].introduced
+
+
+@pytest.mark.parametrize(
+    "field, text, condition",
+    [
+        ("fixed_in", "0.8.0", ">=0.8.0"),
+        ("fixed_in", "v0.8.0", ">=0.8.0"),
+        ("fixed_in", ">=0.8.1", ">=0.8.1"),
+        ("fixed_in", "builds that include PR #44401", None),
+        ("affected_versions", "0.7.3", "==0.7.3"),
+        ("affected_versions", ">=0.7.0,<0.8.0", ">=0.7.0,<0.8.0"),
+        ("affected_versions", "vLLM v0.20.0–v0.21.0", None),
+        ("affected_versions", "unknown", None),
+    ],
+)
+def test_a_top_level_version_written_as_a_specifier_is_also_the_condition(field, text, condition):
+    entry = Entry(id="x-entry", title={"en": "t"}, root_cause={"en": "r"}, fix={"en": "f"}, source="s", **{field: text})
+    assert getattr(entry.conditions, field) == condition
+    assert getattr(entry, field) == text  # shown as written
+
+
+def test_the_condition_wins_over_the_top_level_text():
+    entry = Entry(id="x-entry", title={"en": "t"}, root_cause={"en": "r"}, fix={"en": "f"}, source="s",
+                  fixed_in="0.8.0", conditions=Conditions(fixed_in=">=0.8.2"))  # fmt: skip
+    assert entry.conditions.fixed_in == ">=0.8.2"
+
+
+def test_a_fixed_release_applies_before_it_and_contradicts_from_it():
+    entry = Entry(id="x-entry", title={"en": "t"}, root_cause={"en": "r"}, fix={"en": "f"}, source="s",
+                  fixed_in="0.8.0")  # fmt: skip
+    assert _verdicts(entry, "vllm 0.7.3")["version"] == "applies"
+    assert _verdicts(entry, "vllm 0.8.0")["version"] == "contradicts"
+    assert _verdicts(entry, "")["version"] == "unknown"
+
+
+@pytest.mark.parametrize(
+    "text, verdict",
+    [("ROCm 6.2 on an MI300X", "applies"), ("on an A100", "contradicts"), ("CPU-only server", "contradicts"),
+     ("", "unknown")],
+)  # fmt: skip
+def test_platforms(text, verdict):
+    assert _verdicts(_entry(platforms=["rocm"]), text)["platform"] == verdict
+
+
+def test_an_unknown_platform_is_asked_and_a_bad_one_is_refused():
+    app = assess(_entry(platforms=["cpu"]), extract_setup("vllm serve fails"), "vllm serve fails")
+    assert [c.detail for c in app.asks()] == ["platform"]
+    with pytest.raises(ValueError, match="platform"):
+        Conditions(platforms=["gpu"])
+
+
+def test_one_question_per_detail():
+    entry = Entry(id="x-entry", title={"en": "t"}, root_cause={"en": "r"}, fix={"en": "f"}, source="s",
+                  introduced_in="0.10.0", affected_versions="<0.12.0")  # fmt: skip
+    app = assess(entry, extract_setup("it fails"), "it fails")
+    assert [c.detail for c in app.asks()] == ["version"]
+
+
+def test_a_problem_known_by_its_message_needs_the_message_quoted():
+    entry = _entry(error_strings=["unrecognized arguments: --task"], error_named=True, symptoms=["crash"])
+    assert _verdicts(entry, "vllm serve fails: vllm: error: unrecognized arguments: --task embed")["error"] == "applies"
+    app = assess(entry, extract_setup("how do I serve bge-m3 for embeddings?"), "how do I serve bge-m3 for embeddings?")
+    assert app.verdict == "contradicts" and not app.said_otherwise  # ruled out, but not named as "not the fix"
+    plain = _entry(error_strings=["unrecognized arguments: --task"], symptoms=["crash"])
+    assert _verdicts(plain, "how do I serve bge-m3 for embeddings?")["error"] == "unknown"

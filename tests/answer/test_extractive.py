@@ -46,6 +46,19 @@ def test_a_contradicted_entry_is_named_after_the_answer_from_the_next_source():
     assert "V100 (SM70)" in ruled_out and "[2]" in ruled_out
 
 
+def test_an_entry_the_setup_rules_out_is_listed_after_the_other_hits():
+    answer = compose(
+        analyze("VLLM_BATCH_INVARIANT=1 on a V100, outputs still differ"), [_entry_hit(AWQ), _doc_hit(DOC)], 0.5
+    )
+    assert [h.chunk.id for h in answer.hits] == [
+        "docs/features/batch_invariance.md#hardware-requirements",
+        "awq-batch-invariance-sm80",
+    ]
+    q = "VLLM_BATCH_INVARIANT=1, Qwen3-8B-AWQ on an RTX 3090: logprobs differ with the batch size"
+    matching = compose(analyze(q), [_entry_hit(AWQ), _doc_hit(DOC)], 0.5)
+    assert matching.hits[0].chunk.id == "awq-batch-invariance-sm80"  # not ruled out: its rank stands
+
+
 def test_with_nothing_else_to_answer_from_it_abstains_and_says_why():
     answer = compose(analyze("A100 上 AWQ 模型吞吐很低"), [_entry_hit(AWQ)], 0.5)
     assert answer.abstained and "60479" not in answer.body

@@ -157,3 +157,25 @@ def test_a_message_about_another_engine_that_never_mentions_vllm(text, other):
 )
 def test_names_vllm_itself_uses_do_not_make_a_message_about_another_engine(text):
     assert extract_setup(text).other_software is None
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("vllm serve x --tensor-parallel-size 2 hangs", True),
+        ("on 2x RTX 4090 it hangs", True),
+        ("两张卡跑 TP 卡住", True),
+        ("--pipeline-parallel-size 2", True),
+        ("--tensor-parallel-size 1", False),
+        ("it hangs on my A100", None),
+        ("not using multiple GPUs, a single A100", None),
+    ],
+)
+def test_multi_gpu(text, expected):
+    assert extract_setup(text).features.multi_gpu is expected
+
+
+def test_platforms_named_are_read():
+    assert extract_setup("ROCm 6.2 on an MI300X").platforms == frozenset({"rocm"})
+    assert extract_setup("CPU-only server, no GPU").platforms == frozenset({"cpu"})
+    assert extract_setup("it crashes").platforms == frozenset()
