@@ -94,6 +94,8 @@ class Query:
     focus_tokens: tuple[str, ...] = ()  # tokens of the salient part only: what evidence is measured on
     english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
     platforms: frozenset[str] = frozenset()  # the hardware platforms the user names (empty: the default, CUDA)
+    # `dense_text` embedded once (the retriever's model), shared by retrieval and the lead-passage choice
+    dense_vector: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from assistant.answer.extractive import assess_hit, compose
 from assistant.answer.generative import GenerativeWriter
 from assistant.answer.passages import BlockScorer
 from assistant.errors import IncompleteIndexError, InputError
-from assistant.index import manifest
+from assistant.index import block_vectors, manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
 from assistant.ingest.markdown_docs import adjacent_part_ids
@@ -64,6 +64,7 @@ class Assistant:
         self.settings = settings
         self._embedder = embedder
         self._store = store
+        self._blocks = block_vectors.SnapshotBlocks()
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -189,6 +190,7 @@ class Assistant:
         """Load the model and the indexes now rather than on the first question."""
         self.embedder.embed(["warm up"])
         _ = self.retriever.lexical
+        self._block_table()
         self.releases.warm_up()
         if self.settings.answer_backend == "openai":
             self.writer.warm_up()
@@ -197,7 +199,7 @@ class Assistant:
         self, question: str, history: list[Turn] | None = None, k: int | None = None
     ) -> tuple[Query, list[Hit]]:
         text = validate_question(question, self.settings.max_question_chars)
-        query = analyze(contextualize(text, history), _user_turns(history))
+        query = self.retriever.embedded(analyze(contextualize(text, history), _user_turns(history)))
         return query, self.retriever.search(query, k or self.settings.top_k)
 
     def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:
@@ -215,14 +217,25 @@ class Assistant:
         """The user's setup over the whole conversation: a follow-up's "an A100" completes the first turn."""
         return conversation_setup(clean_text(question), _user_turns(history))  # quoted back: valid Unicode only
 
+    def _block_table(self) -> block_vectors.BlockTable:
+        """The paragraph vectors stored with the chunks of the snapshot the retriever serves."""
+        _ = self.retriever.lexical  # follows the store to its current revision
+        return self._blocks.table(self.retriever.revision, lambda: (m for _, m in self.store.iter_metadata()))
+
     def _scorer(self, query: Query) -> BlockScorer:
-        """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""
+        """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage:
+        the question's vector from retrieval, the paragraphs' stored at ingest (embedded here only if not)."""
+        query = self.retriever.embedded(query)
+        table = self._block_table()
+        return lambda blocks: table.similarities(query.dense_vector, blocks, self.embedder.embed)
 
-        def score(blocks):
-            vectors = self.embedder.embed([query.dense_text, *blocks])
-            return [float(v @ vectors[0]) for v in vectors[1:]]
-
-        return score
+    def ensure_block_vectors(self, progress: Progress = lambda _m: None) -> int:
+        """Store the paragraph vectors an index built by an earlier version lacks (once; later starts find
+        none missing); returns how many docs sections got them."""
+        done = block_vectors.backfill(self.store, self.embedder.embed, progress)
+        if done:
+            self.retriever.refresh()
+        return done
 
     def _neighbours(self, chunk: Chunk) -> list[Chunk]:
         """The indexed parts of a long docs section either side of `chunk`: its fix often opens the next part."""

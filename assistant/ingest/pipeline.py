@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import AssistantError, LoadError
+from assistant.index.block_vectors import embed_with_blocks
 from assistant.index.embedder import Embedder
 from assistant.index.store import ChromaStore
 from assistant.ingest.loader import discover, load_file
@@ -90,7 +91,8 @@ def write_chunks(
     """Embed and upsert `todo` a batch at a time, then delete `stale`: the write path of ingest and sync alike."""
     for start in range(0, len(todo), batch_size):
         batch = todo[start : start + batch_size]
-        store.upsert(batch, embed([c.dense_text for c in batch]))
+        vectors, block_vectors = embed_with_blocks(batch, embed)  # paragraphs too: see index.block_vectors
+        store.upsert(batch, vectors, block_vectors)
         progress(f"embedded {min(start + batch_size, len(todo))}/{len(todo)} chunks")
     store.delete(stale)
 
