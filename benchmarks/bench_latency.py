@@ -81,7 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index-dir", type=Path, default=REPO_ROOT / ".index")
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--limit", type=int, default=0, help="use only the first N queries (0: all)")
+    parser.add_argument("--limit", type=int, default=0, help="use N queries spread evenly over the sets (0: all)")
     args = parser.parse_args()
 
     import torch
@@ -94,8 +94,8 @@ def main() -> None:
         path = REPO_ROOT / "eval" / "sets" / f"{name}.jsonl"
         with path.open(encoding="utf-8") as fh:
             queries += [json.loads(line)["query"] for line in fh if line.strip()]
-    if args.limit:
-        queries = queries[: args.limit]
+    if args.limit and args.limit < len(queries):
+        queries = [queries[i * len(queries) // args.limit] for i in range(args.limit)]
 
     stages = Stages()
     instrument(stages)

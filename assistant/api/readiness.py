@@ -94,6 +94,9 @@ class Readiness:
             log.warning("release docs not indexed", extra={"summary": docs.summary()})
         elif docs is not None and docs.wrote:
             log.info("release docs indexed", extra={"summary": docs.summary()})
+        filled = assistant.ensure_block_vectors(progress=progress)  # an index built before they were stored
+        if filled:
+            log.info("paragraph vectors stored", extra={"sections": filled})
         assistant.warm_up()
         self.chunks = assistant.store.count()
 

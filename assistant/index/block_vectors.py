@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -125,23 +126,28 @@ class SnapshotBlocks:
         return self._table
 
 
+def _stored_blocks(meta: Mapping[str, object]) -> list[str]:
+    """The paragraphs of a stored docs chunk, read from its metadata."""
+    if meta.get("kind") != "doc" or not isinstance(meta.get("data"), str):
+        return []
+    body = json.loads(meta["data"]).get("body")
+    return split_blocks(body) if isinstance(body, str) else []
+
+
 def backfill(store, embed: Embed, progress: Callable[[str], None] = lambda _m: None, batch: int = 256) -> int:
     """Store the paragraph vectors of docs chunks written before they were (an index built by an earlier
     version); returns how many chunks got them. Chunk vectors and text are left as they are."""
-    have = {cid for cid, meta in store.iter_metadata() if KEYS_FIELD in meta}
-    todo = [c for c in store.iter_chunks() if c.id not in have and blocks_of(c)]
+    todo = [(cid, blocks) for cid, meta in store.iter_metadata() if KEYS_FIELD not in meta
+            for blocks in [_stored_blocks(meta)] if blocks]  # fmt: skip
     done = 0
     while done < len(todo):
-        part, size = [], 0
-        while done + len(part) < len(todo) and (not part or size < batch):
-            chunk = todo[done + len(part)]
-            part.append(chunk)
-            size += len(blocks_of(chunk))
-        blocks = [blocks_of(c) for c in part]
-        unique = list(dict.fromkeys(b for bs in blocks for b in bs))
+        part: list[tuple[str, list[str]]] = []
+        while done + len(part) < len(todo) and sum(len(b) for _, b in part) < batch:
+            part.append(todo[done + len(part)])
+        unique = list(dict.fromkeys(b for _, blocks in part for b in blocks))
         row = dict(zip(unique, embed(unique)))
         store.add_metadata(
-            {c.id: encode([block_key(b) for b in bs], np.stack([row[b] for b in bs])) for c, bs in zip(part, blocks)}
+            {cid: encode([block_key(b) for b in bs], np.stack([row[b] for b in bs])) for cid, bs in part}
         )
         done += len(part)
         progress(f"paragraph vectors: {done}/{len(todo)} docs sections")
