@@ -95,6 +95,8 @@ class Query:
     english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
     platforms: frozenset[str] = frozenset()  # the hardware platforms the user names (empty: the default, CUDA)
     focus_text: str = ""  # the salient part in the user's own language: what a (multilingual) reranker reads
+    # `dense_text` embedded once (the retriever's model), shared by retrieval and the lead-passage choice
+    dense_vector: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from assistant.answer.generative import GenerativeWriter
 from assistant.answer.passages import BlockScorer
 from assistant.errors import IncompleteIndexError, InputError
 from assistant.history import check_history
-from assistant.index import manifest
+from assistant.index import block_vectors, manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
 from assistant.index.vector_cache import CachedEmbedder
@@ -69,6 +69,7 @@ class Assistant:
         self.settings = settings
         self._embedder = embedder
         self._store = store
+        self._blocks = block_vectors.SnapshotBlocks()
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -204,6 +205,7 @@ class Assistant:
         """Load the model and the indexes now rather than on the first question."""
         self.embedder.embed(["warm up"])
         _ = self.retriever.lexical
+        self._block_table()
         self.releases.warm_up()
         if self.settings.answer_backend == "openai":
             self.writer.warm_up()
@@ -219,7 +221,7 @@ class Assistant:
         check_history(history, self.settings)
         own = extract_signals(text)  # read once, passed down: each pass over a long paste costs
         context = contextualize(text, history, own)
-        query = analyze(context, _user_turns(history), own if context == text else None)
+        query = self.retriever.embedded(analyze(context, _user_turns(history), own if context == text else None))
         return query, self.retriever.retrieve(query, k or self.settings.top_k)
 
     def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:
@@ -238,14 +240,31 @@ class Assistant:
         `signals`: the question's, when the caller has them (`Query.signals` of the question itself)."""
         return conversation_setup(clean_text(question), _user_turns(history), signals)  # quoted back: valid Unicode
 
+    def _block_table(self) -> block_vectors.BlockTable:
+        """The paragraph vectors stored with the chunks of the snapshot the retriever serves."""
+        _ = self.retriever.lexical  # follows the store to its current revision
+        return self._blocks.table(self.retriever.revision, lambda: (m for _, m in self.store.iter_metadata()))
+
     def _scorer(self, query: Query) -> BlockScorer:
-        """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage."""
+        """The question's cosine similarity to each paragraph of a docs section, for choosing the lead passage:
+        the question's vector from retrieval, the paragraphs' stored at ingest (embedded here only if not)."""
+        query = self.retriever.embedded(query)
+        table = self._block_table()
+        return lambda blocks: table.similarities(query.dense_vector, blocks, self.query_embedder.embed)
 
-        def score(blocks):
-            vectors = self.query_embedder.embed([query.dense_text, *blocks])
-            return [float(v @ vectors[0]) for v in vectors[1:]]
+    def missing_block_vectors(self) -> list[tuple[str, list[str]]]:
+        """The docs sections stored without their paragraph vectors (see `ensure_block_vectors`)."""
+        return block_vectors.missing(self.store)
 
-        return score
+    def ensure_block_vectors(
+        self, progress: Progress = lambda _m: None, todo: list[tuple[str, list[str]]] | None = None
+    ) -> int:
+        """Store the paragraph vectors an index built by an earlier version lacks (once; later starts find
+        none missing); returns how many docs sections got them."""
+        done = block_vectors.backfill(self.store, self.embedder.embed, progress, todo=todo)
+        if done:
+            self.retriever.refresh()
+        return done
 
     def _neighbours(self, chunk: Chunk) -> list[Chunk]:
         """The indexed parts of a long docs section either side of `chunk`: its fix often opens the next part."""

@@ -55,6 +55,7 @@ class Readiness:
         self.attempts = 0
         self.index_problem: str | None = None  # the last failed index check, until one passes
         self.on_ready: list = []  # callables run once ready (e.g. app.py prints where to open the UI)
+        self.fill: threading.Thread | None = None  # the background fill of paragraph vectors, once ready
 
     @property
     def ready(self) -> bool:
@@ -102,12 +103,37 @@ class Readiness:
         if problem is not None:
             self._index_failed(assistant.settings, problem)
             return
+        todo = assistant.missing_block_vectors()  # looked for now; stored in the background once ready
         self.seconds = time.perf_counter() - started
         self.state, self.detail = "ready", ""
         self._event.set()
         log.info("ready", extra={"chunks": self.chunks, "seconds": round(self.seconds, 2)})
+        if todo:
+            self.start_block_fill(assistant, todo)
         for callback in self.on_ready:
             callback(self)
+
+    def start_block_fill(self, assistant: Assistant, todo: list | None = None) -> threading.Thread:
+        """Store the paragraph vectors the index lacks (a sync's docs sections, an index built by an earlier
+        version) in the background: answers embed the missing ones on demand until the fill is done, so the
+        first start is ready as soon as the sections are indexed. Idempotent; a stopped fill resumes next start."""
+
+        def fill() -> None:
+            try:
+                filled = assistant.ensure_block_vectors(
+                    progress=lambda m: log.debug("index progress", extra={"progress": m}), todo=todo
+                )
+            except Exception:
+                log.exception("paragraph vectors not stored")
+                return
+            if filled:
+                log.info("paragraph vectors stored", extra={"sections": filled})
+
+        if self.fill is not None and self.fill.is_alive():  # one at a time: a second would embed the same again
+            return self.fill
+        self.fill = threading.Thread(target=fill, name="assistant-paragraph-vectors", daemon=True)
+        self.fill.start()
+        return self.fill
 
     @staticmethod
     def _check(assistant: Assistant) -> str | None:

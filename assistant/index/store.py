@@ -156,7 +156,7 @@ class ChromaStore:
         meta.pop("hnsw:space", None)
         self.collection.modify(metadata=meta)
 
-    def _bump_revision(self) -> None:
+    def bump_revision(self) -> None:
         self.update_metadata({"revision": self.revision() + 1})
 
     def count(self) -> int:
@@ -172,23 +172,45 @@ class ChromaStore:
                 out[cid] = (meta.get("content_hash", ""), meta.get("origin", ""))
         return out
 
-    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, extra: Sequence[dict] | None = None) -> None:
+        """Write chunks and their vectors; `extra`: more metadata per chunk (its paragraphs' vectors)."""
         for start in range(0, len(chunks), _BATCH):
             part = chunks[start : start + _BATCH]
+            more = extra[start : start + _BATCH] if extra is not None else [{}] * len(part)
             self.collection.upsert(
                 ids=[c.id for c in part],
                 embeddings=vectors[start : start + _BATCH],
                 documents=[c.dense_text for c in part],
-                metadatas=[_to_meta(c) for c in part],
+                metadatas=[{**_to_meta(c), **m} for c, m in zip(part, more)],
             )
         if chunks:
-            self._bump_revision()
+            self.bump_revision()
+
+    def iter_metadata(self) -> Iterator[tuple[str, dict]]:
+        """(id, metadata) of every stored chunk."""
+        total = self.count()
+        for offset in range(0, total, _BATCH):
+            got = self.collection.get(include=["metadatas"], limit=_BATCH, offset=offset)
+            yield from zip(got["ids"], got["metadatas"])
+
+    def add_metadata(self, values: dict[str, dict], bump: bool = True) -> None:
+        """Merge fields into stored chunks' metadata (id -> fields), keeping their vectors and text; `bump`:
+        start a new revision (readers reload), else the caller bumps once when its last batch is written."""
+        ids = list(values)
+        for start in range(0, len(ids), _BATCH):
+            part = ids[start : start + _BATCH]
+            got = self.collection.get(ids=part, include=["metadatas"])
+            merged = {cid: {**meta, **values[cid]} for cid, meta in zip(got["ids"], got["metadatas"])}
+            if merged:
+                self.collection.update(ids=list(merged), metadatas=list(merged.values()))
+        if bump:
+            self.bump_revision()
 
     def delete(self, ids: Sequence[str]) -> None:
         for start in range(0, len(ids), _BATCH):
             self.collection.delete(ids=list(ids[start : start + _BATCH]))
         if ids:
-            self._bump_revision()
+            self.bump_revision()
 
     def iter_chunks(self) -> Iterator[Chunk]:
         total = self.count()

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import AssistantError, LoadError
+from assistant.index.block_vectors import embed_with_blocks
 from assistant.index.embedder import Embedder
 from assistant.index.store import ChromaStore
 from assistant.ingest.loader import discover, load_file
@@ -86,11 +87,18 @@ def write_chunks(
     embed: Callable[[list[str]], np.ndarray],
     batch_size: int = 64,
     progress: Progress = lambda _msg: None,
+    with_blocks: bool = True,
 ) -> None:
-    """Embed and upsert `todo` a batch at a time, then delete `stale`: the write path of ingest and sync alike."""
+    """Embed and upsert `todo` a batch at a time, then delete `stale`: the write path of ingest and sync alike.
+    `with_blocks`: embed the docs sections' paragraphs too (index.block_vectors); a sync leaves them to the
+    server's background fill, so that a first start with thousands of docs sections is not twice as long."""
     for start in range(0, len(todo), batch_size):
         batch = todo[start : start + batch_size]
-        store.upsert(batch, embed([c.dense_text for c in batch]))
+        if with_blocks:
+            vectors, block_vectors = embed_with_blocks(batch, embed)
+        else:
+            vectors, block_vectors = embed([c.dense_text for c in batch]), None
+        store.upsert(batch, vectors, block_vectors)
         progress(f"embedded {min(start + batch_size, len(todo))}/{len(todo)} chunks")
     store.delete(stale)
 

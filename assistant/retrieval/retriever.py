@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assistant.index.embedder import Embedder
 from assistant.index.lexical import LexicalIndex
@@ -77,6 +77,17 @@ class Retriever:
             log.warning("lexical cache not written", extra={"error": str(exc)})
         return index
 
+    @property
+    def revision(self) -> int | None:
+        """The store revision of the snapshot `lexical` holds (None before it is loaded)."""
+        return self._revision
+
+    def embedded(self, query: Query) -> Query:
+        """`query` with its dense text embedded: the one embedding of the question, used by every stage."""
+        if query.dense_vector is not None:
+            return query
+        return replace(query, dense_vector=self.embedder.embed([query.dense_text])[0])
+
     def refresh(self) -> None:
         self._checked_at = 0.0
 
@@ -105,7 +116,7 @@ class Retriever:
         if lexical.n_docs == 0:
             return [], []
         n = self.settings.candidates
-        vector = self.embedder.embed([query.dense_text])[0]
+        vector = self.embedded(query).dense_vector
         dense_ranked = self.store.query(vector, min(n, lexical.n_docs))
         bm25_all = lexical.scores(query.lexical_tokens)
         lexical_ranked = lexical.top(bm25_all, n)

@@ -66,7 +66,8 @@ class IndexWriter:
             return
         if self._open_target is not None:
             self.store, self._open_target = self._open_target(), None
-        write_chunks(self.store, todo, stale, lambda texts: self._embedder().embed(texts), self.batch_size)
+        embed = lambda texts: self._embedder().embed(texts)
+        write_chunks(self.store, todo, stale, embed, self.batch_size, with_blocks=False)  # paragraphs: filled later
         for cid in stale:
             _, origin = self.stored.pop(cid)
             self.by_origin[origin].discard(cid)
