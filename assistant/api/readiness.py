@@ -152,8 +152,9 @@ class Readiness:
 
     def recheck(self, assistant: Assistant) -> bool:
         """After a sync: check the index answers again; a failure turns /readyz 503, a pass after a failure
-        turns it ready again. True when it answers."""
-        problem = self._check(assistant)
+        turns it ready again. True when it answers. The files are probed in a child process first, as at start:
+        Chroma's bindings may crash the process that maps a damaged index instead of raising."""
+        problem = probe_vector_index(assistant.settings) or self._check(assistant)
         if problem is not None:
             self._index_failed(assistant.settings, problem)
             return False
