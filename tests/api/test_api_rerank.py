@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from assistant.answer.extractive import assess_hit
 from assistant.service import Assistant
 from assistant.settings import Settings
 from tests.helpers.server import ServerThread, free_port
@@ -43,14 +44,20 @@ def serve_reranking(api_assistant: Assistant, api_settings: Settings, serve_api,
     httpx.post(f"{model_server.url}/_control", json={"mode": "ok"}).raise_for_status()
 
 
-def test_reranked_answer_shows_its_scores_and_counts_ok(client, serve_reranking, model_server):
+def test_reranked_answer_shows_its_scores_and_counts_ok(client, serve_reranking, model_server, api_assistant):
     fused = client.post("/v1/ask", json={"question": QUESTION}).json()
     assert all("rerank_score" not in h for h in fused["hits"])
     with serve_reranking(model_server.url) as (_app, c):
         body = c.post("/v1/ask", json={"question": QUESTION}).json()
         metrics = c.get("/metrics").text
-    scores = [h["rerank_score"] for h in body["hits"]]
-    assert scores == sorted(scores, reverse=True) and len(scores) == len(fused["hits"])
+    # In rerank order, except that an entry the user's setup rules out is listed after the others (the answer's order)
+    setup = api_assistant.setup(QUESTION)
+    ruled = {h.chunk.id for h in api_assistant.retrieve(QUESTION, k=20)[1] if assess_hit(h, setup, QUESTION).contradicted}
+    kept = [h["rerank_score"] for h in body["hits"] if h["id"] not in ruled]
+    assert kept == sorted(kept, reverse=True) and len(body["hits"]) == len(fused["hits"])
+    flags = [h["id"] in ruled for h in body["hits"]]
+    assert flags == sorted(flags)  # every ruled-out entry after every other hit
+    assert all(isinstance(h["rerank_score"], float) for h in body["hits"])
     assert "notice" not in body
     assert _metric(metrics, "ok") == 1.0
     assert re.search(r"^assistant_rerank_duration_seconds_count 1\.0$", metrics, re.MULTILINE)
