@@ -6,6 +6,7 @@ shared by everything the process serves.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -277,6 +278,8 @@ class Assistant:
         hits = found.hits
         same = query.text == clean_text(question)  # no borrowed turn, nothing stripped: its signals are the question's
         setup = self.setup(question, history, query.signals if same else None)
+        if vllm_version and setup.vllm_version is None:  # the release the user gave beside the question (API, CLI)
+            setup = dataclasses.replace(setup, vllm_version=vllm_version)
         findings = self.code_findings(query, vllm_version)
         check = self.releases.check(findings.release)
         bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)

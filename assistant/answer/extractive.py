@@ -367,14 +367,20 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("`", "").lower().split())
 
 
-def code_first(primary: Hit, findings: Findings | None) -> bool:
+def code_first(primary: Hit, findings: Findings | None, applicability: Applicability | None = None) -> bool:
     """Whether the raise site a pasted error comes from explains it better than the docs section found.
 
     A message attributed to a site of the user's release is the most specific evidence there is: the site
     says where, under which condition and (often) what to do. A docs section leads only when it quotes that
     message itself (the first sentence of its longest literal part; a head too short to tell, under 20 characters,
-    counts as not quoted); curated entries, Q&A and issues always lead: they are about an error.
+    counts as not quoted); Q&A and issues always lead: they are about an error. So does a curated entry, unless
+    it concerns certain releases and the user has not said theirs (`applicability` of the entry: its version
+    check unknown): a regression of one old release must not stand in for the site of the release they run.
     """
+    if primary.chunk.kind == "entry":  # the site, or the flag / env var facts of the release they are assumed to run
+        version_unknown = applicability is not None and any(c.detail == "version" for c in applicability.unknown)
+        attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
+        return version_unknown and (attributed or (_answers(findings) and not (findings and findings.sites)))
     if findings is None or not findings.sites or primary.chunk.kind != "doc":
         return False
     best = findings.sites[0]
@@ -415,7 +421,7 @@ def compose(
     lang = query.lang
     primary = p.primary
     citations: list[Citation] = []
-    if primary is not None and code_first(primary, findings):  # the section found comes after, as see-also
+    if primary is not None and code_first(primary, findings, assess_hit(primary, setup, query.text)):  # see-also
         p = dataclasses.replace(p, primary=None, related=(primary,))
         primary = None
     if primary is None:  # the release's code facts answer alone

@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from assistant.answer.extractive import compose
+from assistant.answer.extractive import assess_hit, compose
 from assistant.answer.generative import NOTICES, GenerativeWriter, build_prompt
 from assistant.answer.render import answer_json
 from assistant.answer.verify import find_terms, supported, verify
@@ -70,6 +70,8 @@ def test_a_real_model_is_shown_when_verified_and_otherwise_rejected_for_what_it_
     [(sent, written)] = proxy.exchanges
     assert written.strip(), "the model wrote nothing"
     query, hits = assistant.retrieve(AWQ_QUESTION)
+    setup = assistant.setup(AWQ_QUESTION)  # the LLM is given only the hits the user's setup does not rule out
+    hits = [h for h in hits if not assess_hit(h, setup, query.text).contradicted]
     prompt = build_prompt(query, hits, assistant.settings.min_confidence)
     assert sent["messages"][-1]["content"] == prompt.user  # the evidence below is the one the model was given
     checked = verify(written, prompt.evidence, query.text)

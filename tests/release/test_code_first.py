@@ -32,9 +32,10 @@ def _assistant(tmp_path, embedder, wheels, docs):
     from assistant.service import Assistant
 
     a = Assistant(make_settings(tmp_path / "index"), embedder=embedder)
-    a.ensure_index()
+    a.ensure_index()  # the curated corpus
     a.sync([str(p) for p in wheels.values()])
-    a.ingest([docs])
+    if docs is not None:
+        a.ingest([docs])
     return a
 
 
@@ -50,9 +51,10 @@ def test_the_raise_site_leads_over_a_section_that_does_not_quote_the_error(tmp_p
     answer = a.ask(KV)
     bar = a.settings.min_confidence
     doc = next(h for h in answer.hits if h.chunk.kind == "doc")
-    assert doc is answer.hits[0] and doc.confidence >= bar  # without the rule, this section would answer
+    assert doc.confidence >= bar  # without the rule, this section would answer
     assert not answer.abstained and answer.citations[0].source.startswith(SITE)
-    assert answer.citations[1].source == doc.chunk.source  # the section is still offered, after the code
+    # offered after the code: the section, or the entry ranked above it (which follows the site too, test below)
+    assert answer.hits[0].chunk.source in [c.source for c in answer.citations[1:]]
     assert "[2]" not in answer.lead  # the lead is the code's alone
 
 
@@ -62,6 +64,17 @@ def test_a_section_that_quotes_the_error_leads(tmp_path, embedder, wheels):
     assert not answer.abstained
     assert answer.citations[0].source.endswith("#no-available-memory-for-the-cache-blocks"), answer.citations
     assert any(c.source.startswith(SITE) for c in answer.citations[1:])  # the raise site follows the section
+
+
+def test_an_entry_about_certain_releases_follows_the_raise_site_when_the_user_names_no_release(
+    tmp_path, embedder, wheels
+):
+    a = _assistant(tmp_path, embedder, wheels, None)
+    answer = a.ask(KV)
+    entry = answer.hits[0]
+    assert entry.chunk.kind == "entry" and entry.chunk.entry.conditions.affected_versions  # it ranks first
+    assert not answer.abstained and answer.citations[0].source.startswith(SITE)  # the release's site leads
+    assert entry.chunk.source in [c.source for c in answer.citations[1:]]  # the entry is still offered, after it
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from assistant.answer.extractive import assess_hit
 from assistant.retrieval.rerank import document_text
 from assistant.service import Assistant
 from tests.conftest import make_settings
@@ -47,7 +48,11 @@ def test_reranker_orders_the_top_candidates_by_its_own_scores(docs_assistant, mo
     assert httpx.get(f"{model_server.url}/_stats").json()["/v1/rerank"] == before + 1
     hits = answer.hits
     assert len(hits) == 5
-    scores = [h.rerank for h in hits]
+    # in rerank order, except that an entry the user's setup rules out is listed after the others
+    setup = a.setup(QUESTION)
+    ruled = [assess_hit(h, setup, QUESTION).contradicted != () for h in hits]
+    assert ruled == sorted(ruled)
+    scores = [h.rerank for h, out in zip(hits, ruled) if not out]
     assert scores == sorted(scores, reverse=True)
     # Each score is the server's cosine for that very hit: the client mapped results back by index, not position.
     vectors = embedder.embed([query.dense_text, *(document_text(h) for h in hits)])
