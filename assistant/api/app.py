@@ -69,7 +69,8 @@ def create_api(
     scheduler = SyncScheduler(settings, assistant)  # runs only when sync_interval_minutes > 0
     readiness.on_ready.append(lambda _r: scheduler.start())
     scheduler.after_run.append(lambda _report: readiness.recheck(assistant))  # a sync must leave an index that answers
-    scheduler.after_run.append(lambda _report: readiness.start_block_fill(assistant))  # a sync's new docs sections
+    # a sync's new docs sections get their paragraph vectors, but only from an index the recheck above passed
+    scheduler.after_run.append(lambda _report: readiness.ready and readiness.start_block_fill(assistant))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
