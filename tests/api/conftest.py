@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,3 +60,21 @@ def client(live) -> httpx.Client:
 @pytest.fixture(scope="module")
 def base_url(live) -> str:
     return str(live[1].base_url).rstrip("/")
+
+
+@pytest.fixture
+def readonly_db(tmp_path: Path):
+    """A feedback DB the process cannot write, even as root: an immutable file (chattr +i)."""
+    from assistant.feedback.store import FeedbackStore
+
+    path = tmp_path / "feedback.sqlite3"
+    store = FeedbackStore(path)
+    store.record_question("api", "before it went read-only", False)
+    store.close()
+    for extra in path.parent.glob("feedback.sqlite3-*"):
+        extra.unlink()
+    subprocess.run(["chattr", "+i", str(path)], check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)

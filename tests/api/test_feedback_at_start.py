@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,23 +18,7 @@ def corrupt_db(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def immutable_db(tmp_path: Path):
-    """A feedback DB the process cannot write, even as root: an immutable file (chattr +i)."""
-    path = tmp_path / "feedback.sqlite3"
-    store = FeedbackStore(path)
-    store.record_question("api", "before it went read-only", False)
-    store.close()
-    for extra in path.parent.glob("feedback.sqlite3-*"):
-        extra.unlink()
-    subprocess.run(["chattr", "+i", str(path)], check=True)
-    try:
-        yield path
-    finally:
-        subprocess.run(["chattr", "-i", str(path)], check=True)
-
-
-@pytest.mark.parametrize(("db", "says"), [("corrupt_db", "not a database"), ("immutable_db", "readonly")])
+@pytest.mark.parametrize(("db", "says"), [("corrupt_db", "not a database"), ("readonly_db", "readonly")])
 def test_readyz_reports_an_unusable_feedback_store_before_any_write(
     api_assistant, api_settings, serve_api, request: pytest.FixtureRequest, db: str, says: str
 ) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -82,23 +81,6 @@ def test_log_lines_mask_secrets() -> None:
     assert SECRET not in line and "sk-live-0123456789abcdef" not in line
     assert json.loads(line)["error"].startswith("Authorization: Bearer [REDACTED]")
 
-
-@pytest.fixture
-def readonly_db(tmp_path: Path):
-    """A feedback DB the process cannot write, even as root: an immutable file (chattr +i)."""
-    from assistant.feedback.store import FeedbackStore
-
-    path = tmp_path / "feedback.sqlite3"
-    store = FeedbackStore(path)
-    store.record_question("api", "before it went read-only", False)
-    store.close()
-    for extra in path.parent.glob("feedback.sqlite3-*"):
-        extra.unlink()
-    subprocess.run(["chattr", "+i", str(path)], check=True)
-    try:
-        yield path
-    finally:
-        subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
 def test_a_read_only_feedback_db_still_answers_and_streams_end_with_done(
