@@ -16,7 +16,7 @@ Six sets, one shape each:
   thread than the entry's own (`relevant` holds entry ids only, `note` names the thread);
 - entry_near_miss: the near_miss shape, near-misses of the curated entries written the same way.
 
-Every `near`, and every `relevant` label of the two entry sets that is not a docs source, must be the id of a file in
+In the two entry sets, every `near` and every `relevant` label that is not a docs source must be the id of a file in
 `corpus/entries/` (a renamed or deleted entry is an error, not a silently unanswerable question). The sets of
 HELD_OUT_SETS are held out whole: never fitted on (`assistant/eval/split.py`, `eval/calibrate.py`).
 
@@ -233,14 +233,14 @@ def entry_ids(entries_dir: Path = DEFAULT_ENTRIES_DIR) -> set[str]:
 
 
 def check_entry_labels(items: list[Item], known: set[str]) -> None:
-    """Every `near`, and every non-docs `relevant` label of an entry set, names a curated entry.
+    """In an entry set, every `near` and every non-docs `relevant` label names a curated entry.
 
     Why: a question whose expected entry was renamed or deleted would score as a retrieval miss forever.
     """
     for item in items:
-        labels = [item.near] if item.near else []
-        if item.set in ENTRY_SETS:
-            labels += [label for label in item.relevant if not label.startswith(DOCS_LABEL)]
+        if item.set not in ENTRY_SETS:
+            continue
+        labels = ([item.near] if item.near else []) + [r for r in item.relevant if not r.startswith(DOCS_LABEL)]
         unknown = [label for label in labels if label not in known]
         if unknown:
             raise DatasetError(f"{item.set} item {item.id!r}: {unknown} is not the id of any entry in corpus/entries/")
