@@ -73,6 +73,12 @@ def test_claim_terms_pick_identifiers_flags_env_vars_issues_versions():
     assert claim_terms("**Root cause:** the kernel bypasses an override") == []
 
 
+def test_an_env_var_at_the_end_of_bold_text_does_not_take_the_closing_asterisks():
+    """A title `**... set VLLM_WORKER_MULTIPROC_METHOD=spawn** [1]`: the term is the variable, not `spawn**`."""
+    assert claim_terms("**Fix it: set VLLM_WORKER_MULTIPROC_METHOD=spawn** [1]") == ["VLLM_WORKER_MULTIPROC_METHOD=spawn"]
+    assert claim_terms("*VLLM_USE_V1=0*, then restart") == ["VLLM_USE_V1=0"]
+
+
 ANSWER = """**AWQ is not batch-invariant** [1]
 
 **Fix:** Upgrade to a build with PR #60479 and use `--enforce-eager`. [1]
