@@ -98,6 +98,26 @@ def release_problems(entry: Entry, names: ReleaseNames) -> list[str]:
     return problems
 
 
+def removal_version_problems(entry: Entry) -> list[str]:
+    """An error string that names a removed flag or env var ("unrecognized arguments: --x") can only be printed
+    by releases without it, so the entry must say where that began (`introduced_in`, or a version condition);
+    otherwise a user on an older release, where the name still works, is told the fix for an error they cannot
+    have."""
+    cond = entry.conditions
+    if cond.introduced_in or cond.affected_versions:
+        return []
+    problems = []
+    for r in entry.renamed:
+        name = r.name.split("=", 1)[0]
+        hit = next((e for e in entry.error_strings if re.search(f"{WORD_START}{re.escape(name)}(?![\\w-])", e)), None)
+        if hit is not None:
+            problems.append(
+                f"{entry.id}: the error string {hit!r} names {name}, removed in {r.removed_in}, but the entry has no "
+                f"`introduced_in` (set it to {r.removed_in!r}, the first release that prints it)"
+            )
+    return problems
+
+
 def source_problems(entry: Entry, exists: Callable[[str], bool]) -> list[str]:
     """The `source` is an http(s) URL, or a path (optionally with `#anchor` and a URL after it) that `exists`."""
     source = entry.source.strip()

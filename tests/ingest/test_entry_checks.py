@@ -9,6 +9,7 @@ from assistant.ingest.entry_checks import (
     named_env_vars,
     named_flags,
     release_problems,
+    removal_version_problems,
     shared_error_problems,
     source_problems,
 )
@@ -106,3 +107,16 @@ def test_a_shared_error_string_needs_a_condition_that_tells_the_entries_apart():
     regressed = _entry("regressed-later", introduced_in="0.9.0")
     assert distinguishable(fixed, regressed)
     assert not distinguishable(_entry(fixed_in="0.9.0"), _entry(introduced_in="0.8.0"))
+
+
+def test_an_error_naming_a_removed_flag_needs_the_release_it_began_in():
+    removed = {"renamed": [{"name": "--disable-log-requests", "removed_in": "0.17.0"}],
+               "error_strings": ["unrecognized arguments: --disable-log-requests"]}  # fmt: skip
+    (problem,) = removal_version_problems(_entry("gone", **removed))
+    assert "gone" in problem and "'0.17.0'" in problem
+    assert removal_version_problems(_entry("gone", introduced_in="0.17.0", **removed)) == []
+    # The name only mentioned in passing (no error string prints it): nothing to say.
+    assert removal_version_problems(_entry("aside", renamed=removed["renamed"], error_strings=["KeyError: x"])) == []
+    # `--disable-log-requests-x` is another name.
+    other = removed | {"error_strings": ["unrecognized arguments: --disable-log-requests-x"]}
+    assert removal_version_problems(_entry("other", **other)) == []
