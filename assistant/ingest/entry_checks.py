@@ -99,12 +99,12 @@ def release_problems(entry: Entry, names: ReleaseNames) -> list[str]:
 
 
 def removal_version_problems(entry: Entry) -> list[str]:
-    """An error string that names a removed flag or env var ("unrecognized arguments: --x") can only be printed
-    by releases without it, so the entry must say where that began (`introduced_in`, or a version condition);
-    otherwise a user on an older release, where the name still works, is told the fix for an error they cannot
-    have."""
+    """An error string that names a removed flag or env var is printed either only by the releases without it
+    ("unrecognized arguments: --x") or only by those that still had it (a check on it), so the entry must say
+    which: `introduced_in`, `affected_versions` or `fixed_in` (a specifier, or prose naming the release).
+    Otherwise a user on the other side of the removal, who cannot have the error, is told its fix."""
     cond = entry.conditions
-    if cond.introduced_in or cond.affected_versions:
+    if cond.introduced_in or cond.affected_versions or cond.fixed_in or entry.fixed_in.strip() not in ("", "unknown"):
         return []
     problems = []
     for r in entry.renamed:
@@ -112,8 +112,9 @@ def removal_version_problems(entry: Entry) -> list[str]:
         hit = next((e for e in entry.error_strings if re.search(f"{WORD_START}{re.escape(name)}(?![\\w-])", e)), None)
         if hit is not None:
             problems.append(
-                f"{entry.id}: the error string {hit!r} names {name}, removed in {r.removed_in}, but the entry has no "
-                f"`introduced_in` (set it to {r.removed_in!r}, the first release that prints it)"
+                f"{entry.id}: the error string {hit!r} names {name}, removed in {r.removed_in}, but the entry says "
+                f"no release: set `introduced_in: {r.removed_in!r}` if the error is the name being gone, or "
+                f"`affected_versions` / `fixed_in` if only releases that had it print it"
             )
     return problems
 

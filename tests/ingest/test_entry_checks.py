@@ -113,8 +113,9 @@ def test_an_error_naming_a_removed_flag_needs_the_release_it_began_in():
     removed = {"renamed": [{"name": "--disable-log-requests", "removed_in": "0.17.0"}],
                "error_strings": ["unrecognized arguments: --disable-log-requests"]}  # fmt: skip
     (problem,) = removal_version_problems(_entry("gone", **removed))
-    assert "gone" in problem and "'0.17.0'" in problem
+    assert "gone" in problem and "introduced_in: '0.17.0'" in problem
     assert removal_version_problems(_entry("gone", introduced_in="0.17.0", **removed)) == []
+    assert removal_version_problems(_entry("gone", fixed_in="0.10.0 (the check went with the flag)", **removed)) == []
     # The name only mentioned in passing (no error string prints it): nothing to say.
     assert removal_version_problems(_entry("aside", renamed=removed["renamed"], error_strings=["KeyError: x"])) == []
     # `--disable-log-requests-x` is another name.
