@@ -24,7 +24,7 @@ from assistant.release.names import ReleaseNames
 from assistant.text.vocab import ENV_NAME, FLAG, WORD_START
 
 _FLAG = re.compile(f"{WORD_START}({FLAG})")
-_ENV = re.compile(f"{WORD_START}({ENV_NAME})")
+_ENV = re.compile(f"(?<!\\.){WORD_START}({ENV_NAME})")  # `CompilationMode.VLLM_COMPILE` is an enum member
 _URL = re.compile(r"^https?://\S+$")
 
 

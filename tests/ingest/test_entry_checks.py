@@ -38,6 +38,8 @@ def test_flags_and_env_vars_are_read_from_the_fields_and_the_text_other_tools_le
     )  # fmt: skip
     assert named_flags(e) == ["--tensor-parallel-size", "--enforce-eager"]
     assert named_env_vars(e) == ["VLLM_USE_DEEP_GEMM"]  # NCCL_* and CUDA_HOME are not vLLM's to define
+    enum = _entry(fix={"en": "Set `mode` to `CompilationMode.VLLM_COMPILE`, or VLLM_USE_DEEP_GEMM=0."})
+    assert named_env_vars(enum) == ["VLLM_USE_DEEP_GEMM"]  # an attribute of a class is not an env var
 
 
 def test_a_name_the_release_lacks_fails_naming_the_entry_and_the_name():
