@@ -137,6 +137,22 @@ NOT_VLLM = {
     ),
 }
 
+# vLLM runs inside another framework's process (`UserSetup.driver`): that framework chooses the engine's arguments,
+# so the fix is its own option, which vLLM's sources do not state. Said in place of ABSTAIN's first line.
+DRIVEN = {
+    "en": (
+        "You run vLLM through {name}, which starts vLLM's engine with the arguments it chooses: what to change is "
+        "{name}'s own option for it, and my sources (vLLM's) do not state {name}'s options, so I will not guess at "
+        "a fix. {name}'s documentation and issue tracker are the place to look; the vLLM sections below are only "
+        "the closest matches, and none of them states a fix for this."
+    ),
+    "zh": (
+        "你是通过 {name} 运行 vLLM 的，vLLM 引擎的参数由 {name} 决定：需要修改的是 {name} 自己的相关配置，"
+        "而我的资料（vLLM 的）不包含 {name} 的配置，所以我不会猜测解决方法。请查阅 {name} 的文档和 issue；"
+        "下面的 vLLM 条目只是最接近的匹配，都没有给出这个问题的解决方法。"
+    ),
+}
+
 CLOSEST = {"en": "Closest matches (not confident enough to answer from)", "zh": "最接近的条目（置信度不足，仅供参考）"}
 
 # Applicability of a known problem to the user's setup (assistant/answer/applicability.py).
