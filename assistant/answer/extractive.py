@@ -27,6 +27,7 @@ from assistant.answer.text import (
     NOT_VLLM,
     OTHER_SOFTWARE,
     READ,
+    RUNS_OTHER,
 )
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
@@ -318,7 +319,8 @@ def refusal_text(query: Query, setup: UserSetup) -> str | None:
     """The whole answer to a message no source should answer, whatever the evidence; None for any other.
 
     A message that instructs the assistant (prompt injection: neither followed nor answered around), one
-    that says vLLM is not involved, and one about another engine that never mentions vLLM.
+    that says vLLM is not involved, one about another engine, and one whose code runs something else and never
+    names vLLM.
     """
     found = find_instructions(query.text)
     if found:
@@ -327,6 +329,8 @@ def refusal_text(query: Query, setup: UserSetup) -> str | None:
         return NOT_VLLM[query.lang]
     if setup.other_software:
         return OTHER_SOFTWARE[query.lang].format(name=setup.other_software)
+    if setup.runs_other:
+        return RUNS_OTHER[query.lang].format(name=setup.runs_other)
     return None
 
 

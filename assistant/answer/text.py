@@ -125,6 +125,19 @@ OTHER_SOFTWARE = {
     ),
 }
 
+# Pasted code runs another package and the message never imports or names vLLM (`UserSetup.runs_other`).
+RUNS_OTHER = {
+    "en": (
+        "The code you paste runs {name}, not vLLM, and your message does not mention vLLM. I know vLLM problems "
+        "only, so nothing I have is about this code. If you hit it while running vLLM, paste the vLLM command or "
+        "code and its error or log."
+    ),
+    "zh": (
+        "你粘贴的代码运行的是 {name}，而不是 vLLM，消息中也没有提到 vLLM。我只了解 vLLM 的问题，因此没有与这段代码相关的资料。"
+        "如果是在运行 vLLM 时遇到的，请粘贴 vLLM 的启动命令或代码及其报错或日志。"
+    ),
+}
+
 # The user says vLLM is not involved (`UserSetup.uses_vllm` is False): the whole answer.
 NOT_VLLM = {
     "en": (

@@ -17,7 +17,7 @@ from assistant.models import Signals
 from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
-from assistant.text.software import driver, frame_packages, programs, runs_vllm
+from assistant.text.software import code_without_vllm, driver, frame_packages, programs, runs_vllm
 from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
 
 Symptom = Literal[
@@ -83,6 +83,7 @@ class UserSetup:
     uses_vllm: bool | None = None  # False only when the user says vLLM is not involved ("no vllm", "没用 vllm")
     other_software: str | None = None  # the other engine the message is about or runs instead of vLLM ("Ollama")
     driver: str | None = None  # the framework that runs vLLM in its own process for the user ("trl")
+    runs_other: str | None = None  # what pasted code runs when the message never imports or names vLLM ("torch")
 
     @property
     def sms(self) -> tuple[str, ...]:
@@ -556,6 +557,7 @@ def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
         uses_vllm=_uses_vllm(text),
         other_software=_other_software(text),
         driver=driver(text),
+        runs_other=code_without_vllm(text),
     )
 
 
@@ -586,5 +588,6 @@ def conversation_setup(
             # a turn that mentions vLLM, or names another engine, settles what the conversation is about
             other_software=turn.other_software or (None if turn.uses_vllm is not None else setup.other_software),
             driver=turn.driver or (None if turn.uses_vllm is not None else setup.driver),
+            runs_other=turn.runs_other or (None if turn.uses_vllm is not None else setup.runs_other),
         )
     return setup

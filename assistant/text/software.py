@@ -113,3 +113,15 @@ def driver(text: str) -> str | None:
     if imports and "vllm" not in imported(text) and _VLLM_SETTING.search(text):
         return imports[0]
     return None
+
+
+def code_without_vllm(text: str) -> str | None:
+    """The package that pasted code runs when the message neither imports nor names vLLM anywhere (or None).
+
+    `import torch` and a tensor moved between GPUs, in a message that never says vLLM, is not run by vLLM: what
+    vLLM's sources say about the symptom is not about this code. A standard-library import alone says nothing.
+    """
+    if re.search(r"vllm", text, re.IGNORECASE):
+        return None
+    imports = [p for p in imported(text) if p not in sys.stdlib_module_names]
+    return imports[0] if imports else None

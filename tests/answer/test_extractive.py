@@ -186,3 +186,13 @@ def test_vllm_run_through_another_framework_is_an_abstention_that_lists_the_clos
     assert "Closest matches" in answer.body and "60479" not in answer.body  # named, never quoted as the fix
     script = "from vllm import LLM\nllm = LLM('Qwen/Qwen3-8B-AWQ')\n" + paste.splitlines()[-1]
     assert not compose(analyze(script), [_entry_hit(AWQ, 0.99)], 0.5).abstained  # their own script: the entry answers
+
+
+def test_code_that_runs_plain_torch_is_declined_in_a_message_that_never_names_vllm():
+    text = "Copies between my two GPUs are wrong:\n```python\nimport torch\nv = torch.randn(5, device='cuda:0')\n```"
+    answer = compose(analyze(text), [_doc_hit(DOC, 0.99)], 0.5)
+    assert answer.abstained and answer.declined and not answer.citations
+    assert answer.body.startswith("The code you paste runs torch, not vLLM")
+    assert not compose(
+        analyze(text.replace("import torch", "import torch, vllm")), [_doc_hit(DOC, 0.99)], 0.5
+    ).abstained

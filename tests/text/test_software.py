@@ -3,7 +3,7 @@
 import pytest
 
 from assistant.text.setup import conversation_setup, extract_setup
-from assistant.text.software import driver, frame_packages, imported, programs, runs_vllm
+from assistant.text.software import code_without_vllm, driver, frame_packages, imported, programs, runs_vllm
 
 TRAINER = """from trl import GRPOTrainer, GRPOConfig
 args = GRPOConfig(use_vllm=True, vllm_mode="colocate")
@@ -99,3 +99,21 @@ def test_a_framework_that_runs_vllm_for_the_user(text, expected):
 def test_a_message_that_names_vllm_but_runs_another_engine(text, other):
     assert extract_setup(text).other_software == other
     assert conversation_setup(text).other_software == other
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "P2P copies are wrong on two 4090s:\n```python\nimport torch\nv = torch.randn(5, device='cuda:0')\n```",
+            "torch",
+        ),
+        ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '1'", None),  # the standard library says nothing
+        ("import torch\nfrom vllm import LLM\nllm = LLM('x')", None),  # vLLM's own code
+        ("import torch\nprint(torch.cuda.is_available())  # before vllm serve", None),  # vLLM named
+        ("tensor parallel start-up hangs at NCCL INFO on two 4090s", None),  # no code at all
+    ],
+)
+def test_code_that_runs_something_else_in_a_message_that_never_names_vllm(text, expected):
+    assert code_without_vllm(text) == expected
+    assert conversation_setup(text).runs_other == expected
