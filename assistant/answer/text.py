@@ -166,7 +166,10 @@ DRIVEN = {
     ),
 }
 
-CLOSEST = {"en": "Closest matches (not confident enough to answer from)", "zh": "最接近的条目（置信度不足，仅供参考）"}
+CLOSEST = {
+    "en": "Closest matches (none of them states a fix for this; not confident enough to answer from)",
+    "zh": "最接近的条目（都没有给出这个问题的解决方法；置信度不足，仅供参考）",
+}
 
 # Applicability of a known problem to the user's setup (assistant/answer/applicability.py).
 DETAILS = {
