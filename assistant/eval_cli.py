@@ -41,6 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="which queries: all, the held-out split the CI gate scores, or the evidence model's fitting side",
     )
     p.add_argument(
+        "--records",
+        type=Path,
+        metavar="FILE",
+        help="also write each query's outcome (top hits, citations, key-fact recall, failures) to FILE, one JSON"
+        " object a line: to see why a question failed without running the eval again",
+    )
+    p.add_argument(
         "--write",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -66,7 +73,14 @@ def chosen_sets(set_name: str, sets_dir: Path | None) -> list[str]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from assistant.errors import ConfigError
-    from assistant.eval.runner import DEFAULT_DOCS_DIR, eval_settings, markdown_table, run_eval, write_results
+    from assistant.eval.runner import (
+        DEFAULT_DOCS_DIR,
+        eval_settings,
+        markdown_table,
+        result_record,
+        run_eval,
+        write_results,
+    )
     from assistant.settings import Settings
 
     if args.sets_dir is not None and args.write:
@@ -95,6 +109,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         split=args.split,
         docs_release=args.docs_release,
     )
+    if args.records is not None:
+        lines = [json.dumps(result_record(r), ensure_ascii=False) for r in run.results]
+        args.records.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        progress(f"wrote {len(lines)} query records to {args.records}")
     if args.json:
         print(json.dumps({"meta": run.meta, "rows": [r.to_dict() for r in run.rows]}, indent=2))
     else:

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 from assistant.answer.extractive import assess_hit, compose
 from assistant.answer.generative import GenerativeWriter
 from assistant.answer.passages import BlockScorer
-from assistant.errors import IncompleteIndexError, InputError
+from assistant.errors import IncompleteIndexError, InputError, SyncError
 from assistant.history import check_history
 from assistant.index import block_vectors, manifest
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
 from assistant.index.vector_cache import CachedEmbedder
 from assistant.ingest.markdown_docs import adjacent_part_ids
-from assistant.ingest.pipeline import IngestReport, Progress, ingest
+from assistant.ingest.pipeline import IngestReport, Progress, ingest, plan_ingest
 from assistant.models import Answer, Chunk, Hit, Query, RerankOutcome, Signals, Turn
 from assistant.release.fetch import release_version
 from assistant.release.knowledge import Findings, ReleaseKnowledge
@@ -132,7 +132,7 @@ class Assistant:
         build (only what is missing is embedded); None when it already was complete."""
         status, built = self.index_status()
         if status == "complete":
-            return None
+            return self._refresh_corpus(built, progress)
         if status == "incomplete" and built is not None and built.pending:
             missing = [p for p in built.pending if not Path(p).exists()]
             if missing:
@@ -147,6 +147,29 @@ class Assistant:
         else:
             progress(f"checking an index without a completion record ({self.store.count()} chunks) against the corpus")
         return self.ingest([self.settings.corpus_dir], progress)
+
+    def _refresh_corpus(self, built: manifest.BuildManifest | None, progress: Progress) -> IngestReport | None:
+        """A complete index built from the curated corpus follows its later edits (a `git pull` that brings new
+        entries): only what changed is embedded. None when nothing changed, when the index was built from
+        other folders, or when another process holds the sync lock (it is then updating the index itself)."""
+        from assistant.sync.lock import sync_lock  # imported here: it loads the database driver
+
+        corpus = str(Path(self.settings.corpus_dir).resolve())
+        if built is None or corpus not in built.sources or not Path(corpus).exists():
+            return None
+        plan = plan_ingest([Path(corpus)], self.store)
+        if not plan.changes:
+            return None
+        try:
+            with sync_lock(self.settings):
+                progress(
+                    f"the curated corpus changed since the index was built ({plan.report.added} new, "
+                    f"{plan.report.updated} changed, {plan.report.removed} removed chunks): updating the index"
+                )
+                return self.ingest([Path(corpus)], progress)
+        except SyncError as exc:  # another process holds the lock, or the database cannot be reached
+            progress(f"the curated corpus changed but is not updated now: {exc}")
+            return None
 
     def require_complete_index(self) -> None:
         """For an index the user named: say what is wrong with it instead of building something else into it."""

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.eval.calibration import Sample, gives_fix, report
-from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
+from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, HELD_OUT_SETS, load_sets
 from assistant.eval.release_docs import release_docs_dir, release_index_dir
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
 from assistant.eval.split import FOLDS, is_held_out
@@ -43,8 +43,8 @@ def collect(assistant: Assistant, sets_dir: Path, docs_release: str | None = Non
     sets = load_sets("all", sets_dir)
     out = []
     for name, items in sets.items():
-        if name not in ANSWERABLE and name != "negatives":
-            continue
+        if (name not in ANSWERABLE and name != "negatives") or name in HELD_OUT_SETS:
+            continue  # near-misses and the entry questions are held out whole: never fitted on, nor reported here
         for item in items:
             if docs_release and item.answered_by(docs_release):  # not a negative on that release's docs
                 continue

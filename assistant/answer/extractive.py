@@ -35,6 +35,7 @@ from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
 from assistant.release.knowledge import Findings
 from assistant.retrieval.versions import same_minor
+from assistant.text.commands import canonical_flag
 from assistant.text.injection import find_instructions
 from assistant.text.problem import problem_names
 from assistant.text.setup import UserSetup, extract_setup
@@ -360,7 +361,8 @@ def _answers(findings: Findings | None, asked: frozenset[str] | None = None) -> 
     if findings is None:
         return False
     return bool(findings.sites) or any(
-        (f.kind == "flag" or f.name.startswith("VLLM_")) and (asked is None or f.name in asked) for f in findings.names
+        (f.kind == "flag" or f.name.startswith("VLLM_")) and (asked is None or canonical_flag(f.name) in asked)
+        for f in findings.names
     )
 
 

@@ -11,7 +11,14 @@ Six sets, one shape each:
 - negatives: `expect: abstain`;
 - near_miss: `expect: not_fix`, with `near` (the entry it resembles) and `forbidden_facts`; optionally
   `contradiction` (which of the entry's conditions the user's setup contradicts, one of CONTRADICTIONS) and
-  `relevant` (another source that does answer the question; without it the right behaviour is to abstain).
+  `relevant` (another source that does answer the question; without it the right behaviour is to abstain);
+- entry_questions: `expect: answer`, the seed shape: a question about one curated entry, written from another real
+  thread than the entry's own (`relevant` holds entry ids only, `note` names the thread);
+- entry_near_miss: the near_miss shape, near-misses of the curated entries written the same way.
+
+In the two entry sets, every `near` and every `relevant` label that is not a docs source must be the id of a file in
+`corpus/entries/` (a renamed or deleted entry is an error, not a silently unanswerable question). The sets of
+HELD_OUT_SETS are held out whole: never fitted on (`assistant/eval/split.py`, `eval/calibrate.py`).
 
 An answerable line may give `"relevant": []`: no source's section answers it (the fix is only in a thread), so key-fact
 recall judges it and hit@k leaves it out.
@@ -34,9 +41,15 @@ from typing import Literal
 from assistant.errors import AssistantError
 from assistant.settings import REPO_ROOT
 
-SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh", "reports")
-ANSWERABLE = ("seed", "docs", "docs_zh", "reports")
+SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh", "reports", "entry_questions", "entry_near_miss")
+ANSWERABLE = ("seed", "docs", "docs_zh", "reports", "entry_questions")
+# Sets no question of which is ever fitted on: the gate's out-of-sample questions about the curated entries.
+HELD_OUT_SETS = ("near_miss", "entry_questions", "entry_near_miss")
+# Sets whose `relevant` labels name curated entries (a docs source starts with DOCS_LABEL).
+ENTRY_SETS = ("entry_questions", "entry_near_miss")
+DOCS_LABEL = "docs/"
 DEFAULT_SETS_DIR = REPO_ROOT / "eval" / "sets"
+DEFAULT_ENTRIES_DIR = REPO_ROOT / "corpus" / "entries"
 
 Expect = Literal["answer", "abstain", "not_fix"]
 _EXPECT_BY_SET = {
@@ -46,6 +59,8 @@ _EXPECT_BY_SET = {
     "near_miss": "not_fix",
     "docs_zh": "answer",
     "reports": "answer",
+    "entry_questions": "answer",
+    "entry_near_miss": "not_fix",
 }
 # How a near-miss differs from the entry it resembles: the user's GPU is not one the entry covers; the user's
 # version already has the entry's fix (or is outside its affected range); a feature the entry's bug needs is not
@@ -212,9 +227,31 @@ def load_set(name: str, sets_dir: Path = DEFAULT_SETS_DIR) -> list[Item]:
     return items
 
 
-def load_sets(names: str | list[str] = "all", sets_dir: Path = DEFAULT_SETS_DIR) -> dict[str, list[Item]]:
+def entry_ids(entries_dir: Path = DEFAULT_ENTRIES_DIR) -> set[str]:
+    """The curated entries' ids: their file names (the loader rejects a file whose `id` differs from its name)."""
+    return {p.stem for p in entries_dir.glob("*.yaml")}
+
+
+def check_entry_labels(items: list[Item], known: set[str]) -> None:
+    """In an entry set, every `near` and every non-docs `relevant` label names a curated entry.
+
+    Why: a question whose expected entry was renamed or deleted would score as a retrieval miss forever.
+    """
+    for item in items:
+        if item.set not in ENTRY_SETS:
+            continue
+        labels = ([item.near] if item.near else []) + [r for r in item.relevant if not r.startswith(DOCS_LABEL)]
+        unknown = [label for label in labels if label not in known]
+        if unknown:
+            raise DatasetError(f"{item.set} item {item.id!r}: {unknown} is not the id of any entry in corpus/entries/")
+
+
+def load_sets(
+    names: str | list[str] = "all", sets_dir: Path = DEFAULT_SETS_DIR, entries_dir: Path = DEFAULT_ENTRIES_DIR
+) -> dict[str, list[Item]]:
     chosen = list(SETS) if names == "all" else [names] if isinstance(names, str) else names
     out = {name: load_set(name, sets_dir) for name in chosen}
+    check_entry_labels([i for items in out.values() for i in items], entry_ids(entries_dir))
     by_id: dict[str, Item] = {}
     for name, items in out.items():
         for item in items:

@@ -97,7 +97,8 @@ def key_fact_recall(text: str, abstained: bool, patterns: Sequence[str]) -> floa
 # the graded code (the retriever and the LLM answer verifier use vocab.py), or a mistake there would grade itself
 # as right. Change them here only to grade differently, never to follow a change in vocab.py.
 _BACKTICK = re.compile(r"`([^`\n]+)`")
-_ENV_VAR = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]]+)?")
+# An env var's value stops at Markdown emphasis too: `**... VLLM_X=spawn**` claims `VLLM_X=spawn`, not `spawn**`.
+_ENV_VAR = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]*]+)?")
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _ISSUE = re.compile(r"#\d{3,}")
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")

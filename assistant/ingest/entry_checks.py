@@ -24,7 +24,7 @@ from assistant.release.names import ReleaseNames
 from assistant.text.vocab import ENV_NAME, FLAG, WORD_START
 
 _FLAG = re.compile(f"{WORD_START}({FLAG})")
-_ENV = re.compile(f"{WORD_START}({ENV_NAME})")
+_ENV = re.compile(f"(?<!\\.){WORD_START}({ENV_NAME})")  # `CompilationMode.VLLM_COMPILE` is an enum member
 _URL = re.compile(r"^https?://\S+$")
 
 
@@ -95,6 +95,27 @@ def release_problems(entry: Entry, names: ReleaseNames) -> list[str]:
         present = names.has_flag(name) if name.startswith("--") else names.has_env(name)
         if present and Version(r.removed_in) <= Version(names.version):
             problems.append(f"{entry.id}: {name} is said removed in {r.removed_in}, but vLLM {names.version} has it")
+    return problems
+
+
+def removal_version_problems(entry: Entry) -> list[str]:
+    """An error string that names a removed flag or env var is printed either only by the releases without it
+    ("unrecognized arguments: --x") or only by those that still had it (a check on it), so the entry must say
+    which: `introduced_in`, `affected_versions` or `fixed_in` (a specifier, or prose naming the release).
+    Otherwise a user on the other side of the removal, who cannot have the error, is told its fix."""
+    cond = entry.conditions
+    if cond.introduced_in or cond.affected_versions or cond.fixed_in or entry.fixed_in.strip() not in ("", "unknown"):
+        return []
+    problems = []
+    for r in entry.renamed:
+        name = r.name.split("=", 1)[0]
+        hit = next((e for e in entry.error_strings if re.search(f"{WORD_START}{re.escape(name)}(?![\\w-])", e)), None)
+        if hit is not None:
+            problems.append(
+                f"{entry.id}: the error string {hit!r} names {name}, removed in {r.removed_in}, but the entry says "
+                f"no release: set `introduced_in: {r.removed_in!r}` if the error is the name being gone, or "
+                f"`affected_versions` / `fixed_in` if only releases that had it print it"
+            )
     return problems
 
 

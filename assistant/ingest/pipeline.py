@@ -103,13 +103,21 @@ def write_chunks(
     store.delete(stale)
 
 
-def ingest(
-    paths: Sequence[Path],
-    store: ChromaStore,
-    embedder: Embedder,
-    progress: Progress = lambda _msg: None,
-    batch_size: int = 64,
-) -> IngestReport:
+@dataclass
+class IngestPlan:
+    """What an ingest of some roots would write: the chunks to embed, the ids to delete, and the counts."""
+
+    report: IngestReport
+    todo: list[Chunk]
+    stale: list[str]
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.todo or self.stale)
+
+
+def plan_ingest(paths: Sequence[Path], store: ChromaStore, progress: Progress = lambda _msg: None) -> IngestPlan:
+    """Load `paths` and compare them with the index, writing nothing: what `ingest` would do."""
     report = IngestReport()
     roots = [Path(p).resolve() for p in paths]
     for root in roots:
@@ -167,6 +175,19 @@ def ingest(
         for cid, (_, origin) in stored.items()
         if cid not in chunks and origin not in failed and any(_under(origin, r) for r in roots)
     ]
-    write_chunks(store, todo, stale, embedder.embed, batch_size, progress)
     report.removed = len(stale)
-    return report
+    return IngestPlan(report, todo, stale)
+
+
+def ingest(
+    paths: Sequence[Path],
+    store: ChromaStore,
+    embedder: Embedder,
+    progress: Progress = lambda _msg: None,
+    batch_size: int = 64,
+    plan: IngestPlan | None = None,
+) -> IngestReport:
+    """Bring the index in line with `paths` (`plan`: one `plan_ingest` made just before, not made again)."""
+    plan = plan if plan is not None else plan_ingest(paths, store, progress)
+    write_chunks(store, plan.todo, plan.stale, embedder.embed, batch_size, progress)
+    return plan.report

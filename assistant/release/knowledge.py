@@ -16,6 +16,7 @@ from assistant.release.match import SiteMatch, SiteMatcher, norm
 from assistant.release.models import EnvVar, Flag, ReleaseFacts
 from assistant.release.store import ReleaseStore, version_key
 from assistant.release.version import detect_version, resolve_version
+from assistant.text.commands import canonical_flag, other_program_flags
 
 Item = EnvVar | Flag
 _VLLM_CLI = re.compile(
@@ -80,6 +81,7 @@ class _Release:
 
     def flag(self, name: str) -> Flag | None:
         """A flag by any of its names; `--no-x` is the negative form of a boolean `--x`."""
+        name = canonical_flag(name)  # `--max_model_len` is `--max-model-len` to vLLM's parser
         found = self.flags.get(name)
         if found is None and name.startswith("--no-"):
             base = self.flags.get("--" + name[5:])
@@ -174,7 +176,10 @@ class ReleaseKnowledge:
             missing = tuple(v for v in versions if v != release and message not in self.get(v).messages)
         names = []
         about_cli = bool(_VLLM_CLI.search(text))
+        foreign = other_program_flags(text)  # `docker run --gpus all ... vllm/vllm-openai`: Docker's flags
         for name in dict.fromkeys(n.split("=", 1)[0] for n in (*env_vars, *flags)):
+            if name in foreign:
+                continue
             fact = self.name_fact(name)
             # A flag no release has is worth stating only where the text is about vLLM's command line
             # (`pip download --no-deps` is not a vLLM flag, and nobody asked).

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from assistant.release.extract import ENVS_FILE, _is_config_file, assemble, extract_file
 from assistant.release.fetch import SourceFiles
+from assistant.text.commands import canonical_flag
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class ReleaseNames:
     bool_flags: frozenset[str]  # flags that may take the `--no-x` form (boolean, or of a type not read)
 
     def has_flag(self, name: str) -> bool:
+        name = canonical_flag(name)
         if name in self.flags:
             return True
         return name.startswith("--no-") and "--" + name[5:] in self.bool_flags

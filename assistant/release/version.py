@@ -6,14 +6,15 @@ import re
 from collections.abc import Sequence
 
 from assistant.release.store import version_key
-from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
+from assistant.text.vocab import SERVER_BANNER, VLLM_IMAGE_TAG, VLLM_RELEASE
 
 _V = rf"v?({VLLM_RELEASE})"
-# Most specific first: the server's banner, `vllm collect-env`, pip pins, then prose ("on vllm 0.31").
+# Most specific first: the server's banner, `vllm collect-env`, pip pins, the image tag, then prose ("on vllm 0.31").
 _PATTERNS = [
     re.compile(SERVER_BANNER + _V, re.IGNORECASE),
     re.compile(r"vLLM Version\s*[:：]\s*" + _V, re.IGNORECASE),
     re.compile(r"\bvllm\s*==\s*" + _V, re.IGNORECASE),
+    re.compile(VLLM_IMAGE_TAG + _V + r"(?![\w.]*\d)", re.IGNORECASE),
     re.compile(r"\bvllm-" + _V + r"[-+]", re.IGNORECASE),
     re.compile(r"\bvllm\s*(?:version is|version|is|版本|ver\.?)?\s*[:：=]?\s*" + _V + r"(?!\.?\w)", re.IGNORECASE),
 ]

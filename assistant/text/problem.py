@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from assistant.retrieval.evidence import is_paste
+from assistant.text.commands import canonical_flag
 from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, is_command
 
@@ -37,7 +38,8 @@ def problem_part(text: str) -> str:
 
 
 def problem_names(text: str, paste: bool | None = None) -> frozenset[str]:
-    """The flags and env vars the problem states (names only, `--x` / `VLLM_X`), not those of the user's setup.
+    """The flags and env vars the problem states (names only, `--x` / `VLLM_X`, flags as vLLM's parser spells them),
+    not those of the user's setup.
 
     A short message is the question itself, command line included ("vllm serve x --turbo fails with unrecognized
     arguments"): every name counts. In a pasted report or log (`paste`; by default: longer than a question), only
@@ -54,4 +56,4 @@ def problem_names(text: str, paste: bool | None = None) -> frozenset[str]:
     else:
         scope = text
     found = extract_signals(scope)
-    return frozenset(n.split("=", 1)[0] for n in (*found.flags, *found.env_vars))
+    return frozenset(canonical_flag(n.split("=", 1)[0]) for n in (*found.flags, *found.env_vars))

@@ -18,7 +18,7 @@ from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
 from assistant.text.software import code_without_vllm, driver, frame_packages, programs, runs_vllm
-from assistant.text.vocab import SERVER_BANNER, VLLM_RELEASE
+from assistant.text.vocab import SERVER_BANNER, VLLM_IMAGE_TAG, VLLM_RELEASE
 
 Symptom = Literal[
     "crash", "illegal_memory_access", "oom", "hang", "wrong_output", "nondeterministic", "slow", "install"
@@ -108,6 +108,7 @@ _VLLM_VERSION = re.compile(
     re.IGNORECASE,
 )
 _SERVER_VERSION = re.compile(SERVER_BANNER + _VERSION, re.IGNORECASE)
+_IMAGE_VERSION = re.compile(VLLM_IMAGE_TAG + _VERSION, re.IGNORECASE)
 _BARE_ZERO = re.compile(r"(?<![\w.])v?(0\.\d{1,2}\.\d+(?:rc\d+|\.post\d+)?)(?![\w.]*\w)")
 _OTHER_PRODUCT = re.compile(
     r"(torch|pytorch|cuda|python|transformers|xgrammar|flashinfer|triton|nccl|driver|pydantic|numpy|ray|"
@@ -120,7 +121,7 @@ _NIGHTLY = re.compile(
 
 
 def _vllm_version(text: str) -> str | None:
-    for rx in (_SERVER_VERSION, _VLLM_VERSION):
+    for rx in (_SERVER_VERSION, _VLLM_VERSION, _IMAGE_VERSION):
         found = [m.group(1) for m in rx.finditer(text)]
         if found:
             return found[-1]

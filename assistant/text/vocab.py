@@ -28,6 +28,8 @@ VLLM_RELEASE = r"\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+|\.dev\d+)?"
 # (no dev builds, which are never tagged; no `v`, each user allows it).
 RELEASE_TAG = r"\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?"
 # What `vllm serve` logs on start-up before its version: `vLLM API server version 0.31.0`.
+# The official image's tag names the release: `vllm/vllm-openai:v0.10.1`, `vllm-openai-rocm:v0.9.2`.
+VLLM_IMAGE_TAG = r"\bvllm-openai(?:-[a-z0-9]+)?:"
 SERVER_BANNER = r"vLLM API server version\s+"
 # Not preceded by a word character or a dash: the start of a flag or an env var, not the middle of a word.
 WORD_START = r"(?<![\w-])"

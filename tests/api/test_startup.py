@@ -62,16 +62,20 @@ def test_a_first_build_killed_midway_is_finished_before_ready(tmp_path: Path) ->
         first.kill()
         first.wait(timeout=30)
 
-    second, base = start_app(["--no-ui"], env, stdout=subprocess.DEVNULL, wait=600)
-    try:
-        ready = httpx.get(base + "/readyz", timeout=10).json()
-        assert ready["status"] == "ready" and ready["chunks"] == total
-        r = httpx.post(base + "/v1/ask", json={"question": KNOWN}, timeout=60)
-        assert r.status_code == 200 and r.json()["citations"]
-    finally:
-        second.terminate()
-        _, err = second.communicate(timeout=30)
-    assert "finishing an interrupted index build" in err
+    # The log goes to a file: the release sync before ready logs more than a pipe holds, and nothing reads
+    # a pipe until the end (a full pipe would block the server's logging, and the test would time out).
+    log = tmp_path / "second.log"
+    with log.open("w") as sink:
+        second, base = start_app(["--no-ui"], env, stdout=subprocess.DEVNULL, stderr=sink, wait=600)
+        try:
+            ready = httpx.get(base + "/readyz", timeout=10).json()
+            assert ready["status"] == "ready" and ready["chunks"] == total
+            r = httpx.post(base + "/v1/ask", json={"question": KNOWN}, timeout=60)
+            assert r.status_code == 200 and r.json()["citations"]
+        finally:
+            second.terminate()
+            second.wait(timeout=30)
+    assert "finishing an interrupted index build" in log.read_text()
 
 
 def test_startup_waits_for_an_unreachable_chroma_and_says_why(tmp_path: Path, embedder) -> None:

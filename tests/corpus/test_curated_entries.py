@@ -14,6 +14,7 @@ from assistant.ingest.entries import parse_entry
 from assistant.ingest.entry_checks import (
     reference_problems,
     release_problems,
+    removal_version_problems,
     shared_error_problems,
     source_problems,
 )
@@ -86,3 +87,8 @@ def test_the_release_check_reads_real_names(release):
     assert release.has_env("VLLM_USE_DEEP_GEMM") and not release.has_env("VLLM_NOT_A_REAL_VARIABLE")
     assert not release.has_flag("--not-a-real-flag")
 
+
+
+def test_an_error_that_names_a_removed_flag_says_the_release_it_began_in(entries):
+    problems = [p for e in entries for p in removal_version_problems(e)]
+    assert not problems, "\n".join(problems)

@@ -63,8 +63,15 @@ def test_fresh_questions_in_a_folder_are_scored_without_touching_eval_results(tm
              "kind": "other_software", "expect": "abstain"},
         ],
     )
-    assert main(["eval", "--sets-dir", str(tmp_path), "--systems", "full", "--json"]) == 0
+    records = tmp_path / "out" / "records.jsonl"
+    records.parent.mkdir()
+    assert main(["eval", "--sets-dir", str(tmp_path), "--systems", "full", "--json", "--records", str(records)]) == 0
     rows = {(r["set"], r["system"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows[("negatives", "full")]["n"] == 2
     assert rows[("negatives", "full")]["abstain_rate"] == 1.0
     assert results.read_bytes() == before
+    outcomes = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
+    assert [(o["id"], o["set"], o["system"], o["abstained"]) for o in outcomes] == [
+        ("fresh-1", "negatives", "full", True),
+        ("fresh-2", "negatives", "full", True),
+    ]

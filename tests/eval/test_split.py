@@ -1,6 +1,6 @@
 """The held-out split is deterministic, keeps twins together, holds out every near-miss, and is about a third."""
 
-from assistant.eval.dataset import Item, load_sets
+from assistant.eval.dataset import HELD_OUT_SETS, Item, load_sets
 from assistant.eval.split import fold_of, is_held_out
 
 
@@ -22,9 +22,17 @@ def test_every_near_miss_is_held_out():
 
 
 def test_the_real_sets_hold_out_about_a_third():
-    fitted = [i for name, items in load_sets("all").items() if name != "near_miss" for i in items]
+    fitted = [i for name, items in load_sets("all").items() if name not in HELD_OUT_SETS for i in items]
     share = sum(map(is_held_out, fitted)) / len(fitted)
     assert 0.25 <= share <= 0.42, f"{share:.2f} held out"
     for name, items in load_sets("all").items():  # each set on both sides (a hash, so not exactly a third)
-        if name != "near_miss":
+        if name not in HELD_OUT_SETS:
             assert 0 < sum(map(is_held_out, items)) < len(items), name
+
+
+def test_the_entry_questions_are_held_out_whole():
+    """The questions about the curated entries are the gate's out-of-sample test: no one of them is ever fitted on."""
+    sets = load_sets(["entry_questions", "entry_near_miss"])
+    assert all(is_held_out(i) for items in sets.values() for i in items)
+    assert is_held_out(Item(id="doc-00", set="entry_questions", query="q", lang="en", expect="answer"))
+    assert not all(is_held_out(_item(f"doc-{i:02d}")) for i in range(10))  # the same ids in docs are split

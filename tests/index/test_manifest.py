@@ -90,3 +90,41 @@ def test_a_corrupt_lexical_cache_is_rebuilt_and_a_pickle_never_loaded(tmp_path: 
     assert fresh.ask(KNOWN).citations[0].id == "deepgemm-fp8-home-path-empty"
     assert not marker.exists() and not old_pickle.exists()
     assert json.loads(json_cache.read_text())["format"] == CACHE_FORMAT  # rebuilt
+
+
+def test_a_complete_index_follows_later_edits_of_the_curated_corpus(tmp_path: Path, embedder) -> None:
+    """After a `git pull` brings new or changed entries, the next start embeds just those; an index built
+    from other folders is left as its builder made it."""
+    corpus = tmp_path / "corpus"
+    (corpus / "entries").mkdir(parents=True)
+    src = Path(__file__).resolve().parents[2] / "corpus" / "entries"
+    for name in ("deepgemm-fp8-home-path-empty.yaml", "swap-space-removed.yaml"):
+        (corpus / "entries" / name).write_text((src / name).read_text())
+    settings = make_settings(tmp_path / "idx", corpus_dir=corpus)
+    first = Assistant(settings, embedder=embedder)
+    assert first.ensure_index() is not None
+    before = first.store.count()
+    assert Assistant(settings, embedder=embedder).ensure_index() is None  # nothing changed: nothing written
+
+    (corpus / "entries" / "task-flag-removed-use-runner-convert.yaml").write_text(
+        (src / "task-flag-removed-use-runner-convert.yaml").read_text()
+    )
+    (corpus / "entries" / "swap-space-removed.yaml").unlink()
+    progress: list[str] = []
+    pulled = Assistant(settings, embedder=embedder)
+    report = pulled.ensure_index(progress.append)
+    assert report is not None and report.added >= 1 and report.removed >= 1
+    assert any("the curated corpus changed since the index was built" in p for p in progress)
+    ids = {c.id for c in pulled.store.iter_chunks()}
+    assert "task-flag-removed-use-runner-convert" in ids and "swap-space-removed" not in ids
+    assert pulled.store.count() == before - report.removed + report.added
+    assert pulled.index_status()[0] == "complete"
+    assert pulled.ask("vllm: error: unrecognized arguments: --task embed").citations[0].id == (
+        "task-flag-removed-use-runner-convert"
+    )
+
+    other = make_settings(tmp_path / "idx2", corpus_dir=corpus)
+    built_elsewhere = Assistant(other, embedder=embedder)
+    built_elsewhere.ingest([corpus / "entries"])  # a user-built index: its source is not the corpus folder
+    (corpus / "entries" / "swap-space-removed.yaml").write_text((src / "swap-space-removed.yaml").read_text())
+    assert Assistant(other, embedder=embedder).ensure_index() is None

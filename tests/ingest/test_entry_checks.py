@@ -9,6 +9,7 @@ from assistant.ingest.entry_checks import (
     named_env_vars,
     named_flags,
     release_problems,
+    removal_version_problems,
     shared_error_problems,
     source_problems,
 )
@@ -37,6 +38,8 @@ def test_flags_and_env_vars_are_read_from_the_fields_and_the_text_other_tools_le
     )  # fmt: skip
     assert named_flags(e) == ["--tensor-parallel-size", "--enforce-eager"]
     assert named_env_vars(e) == ["VLLM_USE_DEEP_GEMM"]  # NCCL_* and CUDA_HOME are not vLLM's to define
+    enum = _entry(fix={"en": "Set `mode` to `CompilationMode.VLLM_COMPILE`, or VLLM_USE_DEEP_GEMM=0."})
+    assert named_env_vars(enum) == ["VLLM_USE_DEEP_GEMM"]  # an attribute of a class is not an env var
 
 
 def test_a_name_the_release_lacks_fails_naming_the_entry_and_the_name():
@@ -106,3 +109,17 @@ def test_a_shared_error_string_needs_a_condition_that_tells_the_entries_apart():
     regressed = _entry("regressed-later", introduced_in="0.9.0")
     assert distinguishable(fixed, regressed)
     assert not distinguishable(_entry(fixed_in="0.9.0"), _entry(introduced_in="0.8.0"))
+
+
+def test_an_error_naming_a_removed_flag_needs_the_release_it_began_in():
+    removed = {"renamed": [{"name": "--disable-log-requests", "removed_in": "0.17.0"}],
+               "error_strings": ["unrecognized arguments: --disable-log-requests"]}  # fmt: skip
+    (problem,) = removal_version_problems(_entry("gone", **removed))
+    assert "gone" in problem and "introduced_in: '0.17.0'" in problem
+    assert removal_version_problems(_entry("gone", introduced_in="0.17.0", **removed)) == []
+    assert removal_version_problems(_entry("gone", fixed_in="0.10.0 (the check went with the flag)", **removed)) == []
+    # The name only mentioned in passing (no error string prints it): nothing to say.
+    assert removal_version_problems(_entry("aside", renamed=removed["renamed"], error_strings=["KeyError: x"])) == []
+    # `--disable-log-requests-x` is another name.
+    other = removed | {"error_strings": ["unrecognized arguments: --disable-log-requests-x"]}
+    assert removal_version_problems(_entry("other", **other)) == []

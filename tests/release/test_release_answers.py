@@ -54,6 +54,23 @@ def test_a_flag_no_release_has_is_flagged(release_assistant):
     assert f"`--enable-turbo-mode` does not exist in vLLM {OLD}, {NEW}." in answer.body
 
 
+def test_docker_flags_and_underscore_spellings_are_not_called_missing_vllm_flags(release_assistant):
+    """`docker run --gpus all --ipc=host IMAGE ...`: the flags before the image are Docker's; and vLLM's parser
+    reads `--gpu_memory_utilization` as `--gpu-memory-utilization`. Neither is "does not exist in vLLM"."""
+    answer = release_assistant.ask(
+        "docker run --gpus all --ipc=host -v ~/.cache/huggingface:/root/.cache/huggingface -p 8000:8000 "
+        "vllm/vllm-openai:latest --model Qwen/Qwen3-8B --gpu_memory_utilization 0.95 --enable-turbo-mode\n"
+        "fails with unrecognized arguments"
+    )
+    body = answer.body
+    for docker_flag in ("--gpus", "--ipc", "-v", "-p"):
+        assert f"`{docker_flag}` does not exist" not in body
+    assert "`--gpu_memory_utilization` does not exist" not in body
+    line = next(ln for ln in body.splitlines() if "`--gpu_memory_utilization`" in ln)
+    assert "default changed" in line  # found under its dashed name: the same facts as `--gpu-memory-utilization`
+    assert f"`--enable-turbo-mode` does not exist in vLLM {OLD}, {NEW}." in body  # vLLM's part is still checked
+
+
 def test_dependency_error_is_not_attributed(release_assistant):
     answer = release_assistant.ask("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error")
     assert "github.com/vllm-project/vllm/blob" not in answer.body

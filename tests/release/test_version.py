@@ -21,6 +21,9 @@ from assistant.release.version import at_or_after, detect_version, resolve_versi
         ("pip install vllm==0.8.5.post1", "0.8.5.post1"),
         ("VLLM==0.31.0", "0.31.0"),
         ("vllm-0.33.0rc1-cp38-abi3-manylinux_2_28_x86_64.whl", "0.33.0rc1"),
+        # the official image's tag
+        ("docker run --gpus all vllm/vllm-openai:v0.10.1 --model m", "0.10.1"),
+        ("vllm/vllm-openai-rocm:v0.9.2-x86_64", "0.9.2"),
         # Chinese: 版本 (version), with or without a space, with a full-width colon
         ("我的 vllm 版本 0.31 启动报错", "0.31"),
         ("vllm版本：0.9.2", "0.9.2"),
@@ -42,6 +45,7 @@ def test_each_shape_users_paste_gives_its_version(text: str, version: str) -> No
         "PyTorch version: 2.9.0",
         "vllm 2 fails",  # not a release number
         "vllm 0.31.0abc",  # not a version that ends there
+        "docker run vllm/vllm-openai:latest",  # a tag that names no release
         "",
     ],
 )

@@ -33,3 +33,7 @@ def test_a_paste_states_the_names_of_its_error_lines_and_questions_only():
 def test_a_command_s_own_error_output_is_the_problem():
     log = "INFO 12-01 10:00:00 [api_server.py:1] starting\n" * 14
     assert problem_names(f"{log}vllm serve: error: unrecognized arguments: --kv-offload-gb 4") == {"--kv-offload-gb"}
+
+
+def test_names_are_spelled_as_vllms_parser_reads_them():
+    assert problem_names("what does --max_model_len default to?") == {"--max-model-len"}

@@ -30,6 +30,8 @@ def test_versions_gpus_models_and_quantization_from_a_paste():
         ("torch 2.13.0, CUDA 12.8, python 3.12", None),
         ("running the nightly build", "nightly"),
         ("xgrammar 0.1.25 crashes", None),
+        ("docker run --gpus all vllm/vllm-openai:v0.10.1 --model m", "0.10.1"),  # the image tag
+        ("docker run vllm/vllm-openai:latest --model m", None),
     ],
 )
 def test_vllm_version_is_told_apart_from_other_packages(text, version):

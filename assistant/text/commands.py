@@ -1,0 +1,59 @@
+"""Which flags of a pasted command line are another program's, and how vLLM itself spells a flag (pure).
+
+Users paste the whole command they run. In `docker run --gpus all --ipc=host -v ~/.cache:/root/.cache
+vllm/vllm-openai:latest --model X --max_model_len 8192`, `--gpus` and `--ipc` are Docker's and everything
+after the image is vLLM's; saying that `--gpus` "does not exist in vLLM" is a wrong answer. And vLLM's
+argument parser reads `--max_model_len` as `--max-model-len` (it turns underscores into dashes in the name,
+up to the first `.` of a `--config.key` form), so that spelling is the same flag.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.text.vocab import FLAG
+
+_RUNNER = re.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?run\b")
+_CONTINUATION = re.compile(r"\\\r?\n")
+_FLAG_TOKEN = re.compile(f"^({FLAG}|-[a-zA-Z])(?:=.*)?$")
+# An image reference: a name with a registry/namespace part or a tag (`vllm/vllm-openai:latest`,
+# `rocm/vllm`, `vllm-openai:v0.9.0`), starting with a letter; not a path, a port pair or a `K=V`.
+_IMAGE = re.compile(
+    r"^[a-z][a-z0-9._-]*(?::\d+)?(?:/[a-z0-9._-]+)+(?::[\w.-]+)?(?:@sha256:[0-9a-f]+)?$"  # namespace/name[:tag]
+    r"|^[a-z][a-z0-9._-]*:[\w.-]+$"  # name:tag
+)
+# Options of `docker run` whose value can look like an image (`-v cache:/root/.cache`, `--name vllm/x`).
+_VALUE_OPTIONS = frozenset(
+    {"-v", "--volume", "--mount", "-e", "--env", "--env-file", "--name", "-p", "--publish", "-w", "--workdir",
+     "--network", "--net", "--entrypoint", "--platform", "-u", "--user", "-l", "--label", "--hostname", "-h"}
+)
+
+
+def canonical_flag(name: str) -> str:
+    """The flag as vLLM's parser reads it: `--max_model_len` is `--max-model-len` (a `--a_b.c_d` form keeps
+    the part after its first dot)."""
+    if not name.startswith("--"):
+        return name
+    head, dot, rest = name[2:].partition(".")
+    return "--" + head.replace("_", "-") + dot + rest
+
+
+def other_program_flags(text: str) -> frozenset[str]:
+    """Flags the text passes to a container runner before the image (Docker's, Podman's), not to vLLM.
+    A flag that the same text also passes to vLLM (after an image) is not in the set."""
+    foreign: set[str] = set()
+    ours: set[str] = set()
+    joined = _CONTINUATION.sub(" ", text)
+    for match in _RUNNER.finditer(joined):
+        line_end = joined.find("\n", match.end())
+        tokens = joined[match.end() : line_end if line_end >= 0 else len(joined)].split()
+        after_image = False
+        previous = ""
+        for token in tokens:
+            flag = _FLAG_TOKEN.match(token)
+            if flag:
+                (ours if after_image else foreign).add(flag.group(1))
+            elif not after_image and previous not in _VALUE_OPTIONS and _IMAGE.match(token):
+                after_image = True
+            previous = token.split("=", 1)[0]
+    return frozenset(foreign - ours)
