@@ -20,12 +20,14 @@ from assistant.answer.text import (
     COLLECT,
     COLLECT_HEAD,
     COLLECTED,
+    DRIVEN,
     HANG,
     INSTRUCTIONS,
     LABELS,
     NOT_VLLM,
     OTHER_SOFTWARE,
     READ,
+    RUNS_OTHER,
 )
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
@@ -33,7 +35,9 @@ from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
 from assistant.release.knowledge import Findings
 from assistant.retrieval.versions import same_minor
+from assistant.text.commands import canonical_flag
 from assistant.text.injection import find_instructions
+from assistant.text.problem import problem_names
 from assistant.text.setup import UserSetup, extract_setup
 
 _MAX_SEE_ALSO = 2
@@ -274,10 +278,11 @@ def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str
     return lines + [""]
 
 
-def _next_steps(query: Query, setup: UserSetup) -> list[str]:
-    """What the user should collect next: only what their message does not give, after what it was read as."""
+def _next_steps(query: Query, setup: UserSetup, reason: str | None = None) -> list[str]:
+    """What the user should collect next: only what their message does not give, after what it was read as.
+    `reason`: why nothing answers, said instead of the plain "not found" (e.g. vLLM run through a framework)."""
     lang = query.lang
-    lines = [ABSTAIN[lang]]
+    lines = [reason or ABSTAIN[lang]]
     described = read_as(setup)
     if described:
         lines += ["", READ[lang].format(setup=", ".join(described))]
@@ -291,11 +296,14 @@ def _next_steps(query: Query, setup: UserSetup) -> list[str]:
     return lines
 
 
-def abstain(query: Query, hits: list[Hit], p: Plan | None = None, setup: UserSetup | None = None) -> Answer:
+def abstain(
+    query: Query, hits: list[Hit], p: Plan | None = None, setup: UserSetup | None = None, reason: str | None = None
+) -> Answer:
+    """No source states a fix: what was ruled out, what to collect, and the closest sections (named, not quoted)."""
     lang = query.lang
     citations: list[Citation] = []
     lines = _ruled_out_lines(p, lang, citations) if p else []
-    lines += _next_steps(query, setup if setup is not None else extract_setup(query.text))
+    lines += _next_steps(query, setup if setup is not None else extract_setup(query.text), reason)
     shown = {c.id for c in citations}
     close = [h for h in hits if h.chunk.id not in shown][:2]
     if close:
@@ -312,7 +320,8 @@ def refusal_text(query: Query, setup: UserSetup) -> str | None:
     """The whole answer to a message no source should answer, whatever the evidence; None for any other.
 
     A message that instructs the assistant (prompt injection: neither followed nor answered around), one
-    that says vLLM is not involved, and one about another engine that never mentions vLLM.
+    that says vLLM is not involved, one about another engine, and one whose code runs something else and never
+    names vLLM.
     """
     found = find_instructions(query.text)
     if found:
@@ -321,6 +330,8 @@ def refusal_text(query: Query, setup: UserSetup) -> str | None:
         return NOT_VLLM[query.lang]
     if setup.other_software:
         return OTHER_SOFTWARE[query.lang].format(name=setup.other_software)
+    if setup.runs_other:
+        return RUNS_OTHER[query.lang].format(name=setup.runs_other)
     return None
 
 
@@ -341,11 +352,18 @@ def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> l
     return lines
 
 
-def _answers(findings: Findings | None) -> bool:
-    """Whether code facts alone make an answer: a matched raise site, or a vLLM env var / flag the question names."""
+def _answers(findings: Findings | None, asked: frozenset[str] | None = None) -> bool:
+    """Whether code facts alone make an answer: a matched raise site, or a vLLM env var / flag the problem names.
+
+    `asked`: the names the problem part states (`problem.problem_names`); a flag only the user's own command line
+    passes is their setup, and what the source says about it does not answer their problem. None: every name.
+    """
     if findings is None:
         return False
-    return bool(findings.sites) or any(f.kind == "flag" or f.name.startswith("VLLM_") for f in findings.names)
+    return bool(findings.sites) or any(
+        (f.kind == "flag" or f.name.startswith("VLLM_")) and (asked is None or canonical_flag(f.name) in asked)
+        for f in findings.names
+    )
 
 
 def _see_also(related: Sequence[Hit], query: Query, lang: Lang, citations: list[Citation]) -> list[str]:
@@ -367,7 +385,12 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("`", "").lower().split())
 
 
-def code_first(primary: Hit, findings: Findings | None, applicability: Applicability | None = None) -> bool:
+def code_first(
+    primary: Hit,
+    findings: Findings | None,
+    applicability: Applicability | None = None,
+    asked: frozenset[str] | None = None,
+) -> bool:
     """Whether the raise site a pasted error comes from explains it better than the docs section found.
 
     A message attributed to a site of the user's release is the most specific evidence there is: the site
@@ -380,7 +403,7 @@ def code_first(primary: Hit, findings: Findings | None, applicability: Applicabi
     if primary.chunk.kind == "entry":  # the site, or the flag / env var facts of the release they are assumed to run
         version_unknown = applicability is not None and any(c.detail == "version" for c in applicability.unknown)
         attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
-        return version_unknown and (attributed or (_answers(findings) and not (findings and findings.sites)))
+        return version_unknown and (attributed or (_answers(findings, asked) and not (findings and findings.sites)))
     if findings is None or not findings.sites or primary.chunk.kind != "doc":
         return False
     best = findings.sites[0]
@@ -416,12 +439,15 @@ def compose(
         return decline(query, hits, refusal)
     p = plan(query, hits, min_confidence, setup)
     hits = ruled_out_last(hits, setup, query.text)  # what the answer shows as its hits; `p` saw the ranking
-    if p.primary is None and not _answers(findings):
+    if setup.driver:  # another framework builds vLLM's engine for the user: its option is the fix, not vLLM's
+        return abstain(query, hits, p, setup, DRIVEN[query.lang].format(name=setup.driver))
+    asked = problem_names(query.text)
+    if p.primary is None and not _answers(findings, asked):
         return abstain(query, hits, p, setup)
     lang = query.lang
     primary = p.primary
     citations: list[Citation] = []
-    if primary is not None and code_first(primary, findings, assess_hit(primary, setup, query.text)):  # see-also
+    if primary is not None and code_first(primary, findings, assess_hit(primary, setup, query.text), asked):
         p = dataclasses.replace(p, primary=None, related=(primary,))
         primary = None
     if primary is None:  # the release's code facts answer alone

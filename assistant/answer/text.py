@@ -125,6 +125,19 @@ OTHER_SOFTWARE = {
     ),
 }
 
+# Pasted code runs another package and the message never imports or names vLLM (`UserSetup.runs_other`).
+RUNS_OTHER = {
+    "en": (
+        "The code you paste runs {name}, not vLLM, and your message does not mention vLLM. I know vLLM problems "
+        "only, so nothing I have is about this code. If you hit it while running vLLM, paste the vLLM command or "
+        "code and its error or log."
+    ),
+    "zh": (
+        "你粘贴的代码运行的是 {name}，而不是 vLLM，消息中也没有提到 vLLM。我只了解 vLLM 的问题，因此没有与这段代码相关的资料。"
+        "如果是在运行 vLLM 时遇到的，请粘贴 vLLM 的启动命令或代码及其报错或日志。"
+    ),
+}
+
 # The user says vLLM is not involved (`UserSetup.uses_vllm` is False): the whole answer.
 NOT_VLLM = {
     "en": (
@@ -137,7 +150,26 @@ NOT_VLLM = {
     ),
 }
 
-CLOSEST = {"en": "Closest matches (not confident enough to answer from)", "zh": "最接近的条目（置信度不足，仅供参考）"}
+# vLLM runs inside another framework's process (`UserSetup.driver`): that framework chooses the engine's arguments,
+# so the fix is its own option, which vLLM's sources do not state. Said in place of ABSTAIN's first line.
+DRIVEN = {
+    "en": (
+        "You run vLLM through {name}, which starts vLLM's engine with the arguments it chooses: what to change is "
+        "{name}'s own option for it, and my sources (vLLM's) do not state {name}'s options, so I will not guess at "
+        "a fix. {name}'s documentation and issue tracker are the place to look; the vLLM sections below are only "
+        "the closest matches, and none of them states a fix for this."
+    ),
+    "zh": (
+        "你是通过 {name} 运行 vLLM 的，vLLM 引擎的参数由 {name} 决定：需要修改的是 {name} 自己的相关配置，"
+        "而我的资料（vLLM 的）不包含 {name} 的配置，所以我不会猜测解决方法。请查阅 {name} 的文档和 issue；"
+        "下面的 vLLM 条目只是最接近的匹配，都没有给出这个问题的解决方法。"
+    ),
+}
+
+CLOSEST = {
+    "en": "Closest matches (none of them states a fix for this; not confident enough to answer from)",
+    "zh": "最接近的条目（都没有给出这个问题的解决方法；置信度不足，仅供参考）",
+}
 
 # Applicability of a known problem to the user's setup (assistant/answer/applicability.py).
 DETAILS = {

@@ -17,6 +17,7 @@ from assistant.models import Signals
 from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
+from assistant.text.software import code_without_vllm, driver, frame_packages, programs, runs_vllm
 from assistant.text.vocab import SERVER_BANNER, VLLM_IMAGE_TAG, VLLM_RELEASE
 
 Symptom = Literal[
@@ -80,7 +81,9 @@ class UserSetup:
     errors: tuple[str, ...] = ()  # the error lines pasted
     platforms: frozenset[str] = frozenset()  # "rocm", "cpu", ...: the platforms named (empty: not said)
     uses_vllm: bool | None = None  # False only when the user says vLLM is not involved ("no vllm", "没用 vllm")
-    other_software: str | None = None  # the other engine the message is about, when it never mentions vLLM ("Ollama")
+    other_software: str | None = None  # the other engine the message is about or runs instead of vLLM ("Ollama")
+    driver: str | None = None  # the framework that runs vLLM in its own process for the user ("trl")
+    runs_other: str | None = None  # what pasted code runs when the message never imports or names vLLM ("torch")
 
     @property
     def sms(self) -> tuple[str, ...]:
@@ -514,8 +517,20 @@ _COMPARED = re.compile(
 
 
 def _other_software(text: str) -> str | None:
-    """The other engine a message that never mentions vLLM is about ("Ollama"), or None."""
+    """The other engine a message is about ("Ollama"), or None.
+
+    A message that never mentions vLLM is about the engine it names (unless only in a comparison). One that
+    mentions vLLM is about another engine only when that engine is what it runs (the program of its command line,
+    the package of its traceback's frames) and nothing it pastes runs vLLM: "SGLang and vLLM support this"
+    under a `llama-server …` command is a llama.cpp question.
+    """
     if _VLLM.search(text):
+        if runs_vllm(text):
+            return None
+        ran = programs(text) + frame_packages(text)
+        for name, pattern in _OTHER.items():
+            if any(pattern.search(p) for p in ran):
+                return name
         return None
     for name, pattern in _OTHER.items():
         for m in pattern.finditer(text):
@@ -542,6 +557,8 @@ def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
         platforms=user_platforms(text, [g.name for g in gpus]),
         uses_vllm=_uses_vllm(text),
         other_software=_other_software(text),
+        driver=driver(text),
+        runs_other=code_without_vllm(text),
     )
 
 
@@ -570,6 +587,8 @@ def conversation_setup(
             platforms=turn.platforms or setup.platforms,
             uses_vllm=turn.uses_vllm if turn.uses_vllm is not None else setup.uses_vllm,
             # a turn that mentions vLLM, or names another engine, settles what the conversation is about
-            other_software=None if turn.uses_vllm is not None else turn.other_software or setup.other_software,
+            other_software=turn.other_software or (None if turn.uses_vllm is not None else setup.other_software),
+            driver=turn.driver or (None if turn.uses_vllm is not None else setup.driver),
+            runs_other=turn.runs_other or (None if turn.uses_vllm is not None else setup.runs_other),
         )
     return setup

@@ -2,6 +2,11 @@
 
     python app.py --no-ui                          # in another shell; wait for /readyz to say "ready"
     python eval/fresh/score_api.py eval/fresh/batch-2026-12-01 --url http://127.0.0.1:7860 --out /tmp/api.jsonl
+    python eval/fresh/score_api.py eval/fresh/batch-2026-12-01 --in-process     # the same JSON, no server
+
+`--in-process` answers with `Assistant.ask` over the index `make run` serves (`Settings()`: `ASSISTANT_INDEX_DIR`,
+default `.index/`, with the synced release's source) and scores `answer_json` of each answer, the body `/v1/ask`
+returns; it needs that index built (a first `make run`), and measures no HTTP.
 
 Why a script of its own: `python -m assistant eval` builds an index of its own and scores the answer's lead; a user
 gets the served answer instead (the whole text of the JSON `answer`, with what the release's source adds). So this
@@ -20,6 +25,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,9 +78,9 @@ def ask(url: str, question: str, timeout: float) -> dict:
     raise RuntimeError("rate-limited five times in a row")
 
 
-def score(item: Item, url: str, timeout: float) -> Outcome:
+def score(item: Item, url: str, timeout: float, local: Callable[[str], dict] | None = None) -> Outcome:
     started = time.perf_counter()
-    reply = ask(url, item.query, timeout)
+    reply = local(item.query) if local else ask(url, item.query, timeout)
     ranked: list[str] = []
     for hit in reply.get("hits", []):
         source = _PART.sub("", hit["source"])
@@ -82,6 +88,18 @@ def score(item: Item, url: str, timeout: float) -> Outcome:
             ranked.append(source)
     found = fact_hits(reply.get("answer", ""), item.key_facts) if item.answerable else []
     return Outcome(item, bool(reply["abstained"]), found, ranked, time.perf_counter() - started)
+
+
+def in_process() -> Callable[[str], dict]:
+    """`/v1/ask`'s JSON body for a question, from an Assistant over the index `make run` serves (no server)."""
+    from assistant.answer.render import answer_json
+    from assistant.service import Assistant
+    from assistant.settings import Settings
+
+    assistant = Assistant(Settings())
+    assistant.require_complete_index()
+    assistant.warm_up()
+    return lambda question: answer_json(assistant.ask(question))
 
 
 def summary(outcomes: list[Outcome], release: str) -> dict[str, float]:
@@ -110,11 +128,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", default="http://127.0.0.1:7860", help="the running app (default: app.py's)")
     parser.add_argument("--release", default="0.33.0", help="the vLLM release whose docs the app serves")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one answer may take")
+    parser.add_argument(
+        "--in-process", action="store_true", help="answer with Assistant.ask over make run's index instead of --url"
+    )
     parser.add_argument("--out", type=Path, help="write one JSON line per item here (outcomes, for a later look)")
     args = parser.parse_args(argv)
     names = [name for name in SETS if (args.sets_dir / f"{name}.jsonl").is_file()]
     sets = load_sets(names, args.sets_dir)
-    outcomes = {name: [score(item, args.url, args.timeout) for item in items] for name, items in sets.items()}
+    local = in_process() if args.in_process else None
+    outcomes = {name: [score(item, args.url, args.timeout, local) for item in items] for name, items in sets.items()}
     if args.out:
         with args.out.open("w", encoding="utf-8") as fh:
             for name, rows in outcomes.items():

@@ -168,3 +168,31 @@ def test_a_neighbouring_part_that_was_not_retrieved_is_read_with_the_part_that_w
     answer = compose(analyze(q), [part1], 0.5, neighbours=lambda c: neighbours.get(c.id, []))
     assert "Decrease `max_num_seqs` so fewer requests share the cache. [2]" in answer.lead
     assert [c.id for c in answer.citations][:2] == [part1.chunk.id, part2.chunk.id]
+
+
+def test_vllm_run_through_another_framework_is_an_abstention_that_lists_the_closest_sections():
+    """TRL builds vLLM's engine with its own arguments: the fix is TRL's option, which no vLLM source states."""
+    paste = (
+        "from trl import GRPOTrainer\ntrainer = GRPOTrainer(model, args=GRPOConfig(use_vllm=True))\n"
+        "Traceback (most recent call last):\n"
+        '  File "/opt/conda/lib/python3.11/site-packages/trl/trainer/grpo_trainer.py", line 657, in __init__\n'
+        "    self.llm = LLM(\n"
+        '  File "/opt/conda/lib/python3.11/site-packages/vllm/entrypoints/llm.py", line 243, in __init__\n'
+        "VLLM_BATCH_INVARIANT=1 outputs still differ on an RTX 3090 with Qwen3-8B-AWQ"
+    )
+    answer = compose(analyze(paste), [_entry_hit(AWQ, 0.99), _doc_hit(DOC, 0.95)], 0.5)
+    assert answer.abstained and not answer.declined and not answer.citations
+    assert answer.body.startswith("You run vLLM through trl") and "none of them states a fix" in answer.body
+    assert "Closest matches" in answer.body and "60479" not in answer.body  # named, never quoted as the fix
+    script = "from vllm import LLM\nllm = LLM('Qwen/Qwen3-8B-AWQ')\n" + paste.splitlines()[-1]
+    assert not compose(analyze(script), [_entry_hit(AWQ, 0.99)], 0.5).abstained  # their own script: the entry answers
+
+
+def test_code_that_runs_plain_torch_is_declined_in_a_message_that_never_names_vllm():
+    text = "Copies between my two GPUs are wrong:\n```python\nimport torch\nv = torch.randn(5, device='cuda:0')\n```"
+    answer = compose(analyze(text), [_doc_hit(DOC, 0.99)], 0.5)
+    assert answer.abstained and answer.declined and not answer.citations
+    assert answer.body.startswith("The code you paste runs torch, not vLLM")
+    assert not compose(
+        analyze(text.replace("import torch", "import torch, vllm")), [_doc_hit(DOC, 0.99)], 0.5
+    ).abstained

@@ -75,3 +75,13 @@ def test_dependency_error_is_not_attributed(release_assistant):
     answer = release_assistant.ask("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error")
     assert "github.com/vllm-project/vllm/blob" not in answer.body
     assert not [c for c in answer.citations if "github.com/vllm-project/vllm/blob" in c.source]
+
+
+def test_a_flag_only_the_users_command_line_passes_does_not_answer_a_paste(release_assistant):
+    """The flag facts describe what the user runs (their setup); alone they are not an answer to the problem."""
+    command = "vllm serve /models/x \\\n    --gpu-memory-utilization 0.7 \\\n    --kv-offload-gb 4"
+    story = "After the weights load the process sits there: no log line, no error, and the port never opens. " * 6
+    answer = release_assistant.ask(f"## Server never becomes ready\n\n```bash\n{command}\n```\n\n{story}")
+    assert not [c for c in answer.citations[:1] if c.id.startswith("vllm-")], answer.body  # no flag fact leads
+    asked = release_assistant.ask(f"{story}\nWhat does --gpu-memory-utilization default to?")
+    assert not asked.abstained and "`--gpu-memory-utilization`" in asked.body  # asked about: the facts answer

@@ -1,0 +1,59 @@
+"""The problem part of a message, apart from its setup (pure).
+
+A message is two things: the problem (error lines, the exception, the symptom, what changed, the question asked)
+and the setup (the command line the user runs, the flags they already pass, the model, versions, GPUs). A flag
+that only the user's own command line holds is what they run, not what they ask about: the facts the release's
+source states about it (its help text, its default) do not answer their problem.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.retrieval.evidence import is_paste
+from assistant.text.commands import canonical_flag
+from assistant.text.report import problem_text
+from assistant.text.signals import extract_signals, is_command
+
+_ERROR = re.compile(r"\berror\b|Error:|Exception\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
+
+
+def without_commands(text: str) -> str:
+    """`text` without the command lines it pastes (`vllm serve …`, `python -m vllm…`, `docker run …`) and the
+    lines a trailing backslash continues them on."""
+    out, continued = [], False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if continued or (is_command(stripped) and not _ERROR.search(stripped)):  # `vllm serve: error: …` is output
+            continued = stripped.endswith("\\")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def problem_part(text: str) -> str:
+    """The problem: the message without its environment report, template chrome and command lines."""
+    return without_commands(problem_text(text))
+
+
+def problem_names(text: str, paste: bool | None = None) -> frozenset[str]:
+    """The flags and env vars the problem states (names only, `--x` / `VLLM_X`, flags as vLLM's parser spells them),
+    not those of the user's setup.
+
+    A short message is the question itself, command line included ("vllm serve x --turbo fails with unrecognized
+    arguments"): every name counts. In a pasted report or log (`paste`; by default: longer than a question), only
+    the names in an error message or in a sentence that asks something count; the command line and "we run it
+    with `--tensor-parallel-size 4`" describe the setup.
+    """
+    if paste is None:
+        paste = is_paste(text)
+    if paste:
+        part = problem_part(text)
+        asked = [s for s in _SENTENCE_END.split(part) if s.rstrip().endswith(("?", "？"))]
+        errors = [ln for ln in part.split("\n") if _ERROR.search(ln)]  # `vllm serve: error: …`, `ERROR 12-01 …`
+        scope = "\n".join([*extract_signals(part).messages, *errors, *asked])
+    else:
+        scope = text
+    found = extract_signals(scope)
+    return frozenset(canonical_flag(n.split("=", 1)[0]) for n in (*found.flags, *found.env_vars))

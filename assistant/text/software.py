@@ -1,0 +1,127 @@
+"""Which software a message *runs*, as opposed to names (pure).
+
+A user's message names vLLM for many reasons: "SGLang and vLLM support this", "in vLLM you can pass…", a title
+that asks whether another engine has vLLM's flag. What runs is told by what they paste: the command they
+started (`python3 -m sglang.launch_server …`, `llama-server …`, `vllm serve …`), the packages of a traceback's
+frames (`…/site-packages/trl/trainer/grpo_trainer.py` calling `…/site-packages/vllm/entrypoints/llm.py`) and the
+imports of their code. This module reads those; `setup.py` decides from them what the message is about.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from assistant.text.signals import is_command
+
+# A traceback frame's file (Python's `File "…", line N` and the `  /path/x.py(583): fn` of C++ extensions'
+# traces, e.g. Triton's), and the top-level package of an installed file.
+_FRAME_FILE = re.compile(r'^[ \t]*File "([^"\n]{1,400})", line \d+|^[ \t]*(/[^\s()]{1,400}\.py)\(\d+\)', re.MULTILINE)
+_INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)")
+# `from trl import X`, `import llamafactory.chat`: the top-level package a user's code imports.
+_IMPORT = re.compile(
+    r"^[ \t>]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([A-Za-z_]\w*))", re.MULTILINE
+)
+# vLLM named as a setting inside that code: `use_vllm=True`, `vllm_mode="colocate"`, `infer_backend='vllm'`.
+_VLLM_SETTING = re.compile(r"\b\w{0,30}vllm\w{0,30}[\"']?\s*[=:]|[=:]\s*[\"']vllm[\"']", re.IGNORECASE)
+# A command line's program: after `$ `, environment assignments and `python3 -m`, its first word.
+_PROGRAM = re.compile(
+    r"^\s*(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+){0,4}(?:(?:python3?|uv run|python3?\.\d+)\s+-m\s+)?([A-Za-z][\w.-]{0,60})"
+)
+# The vLLM runtime's own dependencies (vLLM 0.33.0's requirements/common.txt and cuda.txt, by import name) and the
+# process machinery around it: their frames above vLLM's are vLLM running, not another framework driving it.
+VLLM_RUNTIME = frozenset((
+    "vllm", "torch", "torchvision", "torchaudio", "triton", "transformers", "tokenizers", "huggingface_hub",
+    "safetensors", "xgrammar", "flashinfer", "outlines_core", "lm_format_enforcer", "llguidance", "openai",
+    "anthropic", "fastapi", "starlette", "uvicorn", "uvloop", "anyio", "pydantic", "aiohttp", "requests", "ray",
+    "numba", "numpy", "zmq", "msgspec", "prometheus_client", "mistral_common", "compressed_tensors", "einops",
+    "cloudpickle", "setproctitle", "tqdm", "psutil", "regex", "sentencepiece", "tiktoken", "cv2", "pil", "cbor2",
+    "blake3", "depyf", "watchfiles", "mcp", "opentelemetry", "quack", "cutlass", "tilelang", "tvm_ffi",
+    "fastsafetensors", "instanttensor", "partial_json_parser", "jsonschema", "lark", "pybase64", "ijson",
+    "cachetools", "filelock", "yaml", "protobuf", "google", "six", "typing_extensions", "click", "typer", "gunicorn",
+    "concurrent", "multiprocessing", "asyncio", "threading", "runpy", "importlib",
+))  # fmt: skip
+
+
+def frame_packages(text: str) -> list[str]:
+    """The top-level packages of a traceback's installed frames, in the order printed (user files left out)."""
+    out = []
+    for m in _FRAME_FILE.finditer(text):
+        pkg = _INSTALLED.search(m.group(1) or m.group(2))
+        if pkg:
+            out.append(pkg.group(1).lower())
+    return out
+
+
+def imported(text: str) -> list[str]:
+    """The top-level packages a pasted piece of code imports, in order."""
+    return [(m.group(1) or m.group(2)).lower() for m in _IMPORT.finditer(text)]
+
+
+def programs(text: str) -> list[str]:
+    """The programs the pasted command lines start (`sglang.launch_server`, `llama-server`, `vllm`), in order.
+
+    A command line is a line of its own that starts a program with arguments; a line of prose that begins with a
+    program's name ("sglang launch_server fails, and …") is not one.
+    """
+    out = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if is_command(stripped):  # `vllm serve`, `python -m vllm…`, or a `docker run` of some image
+            if "vllm" in stripped.lower():
+                out.append("vllm")
+            continue
+        m = _PROGRAM.match(stripped)
+        if not m or not _looks_like_arguments(stripped[m.end() :]):
+            continue
+        out.append(m.group(1).lower())
+    return out
+
+
+def _looks_like_arguments(rest: str) -> bool:
+    """What follows a program's name on a command line: options or a path/file, not a sentence."""
+    words = rest.split()
+    if not words:
+        return False
+    return words[0].startswith("-") or bool(re.search(r"[/.:]", words[0])) or rest.rstrip().endswith("\\")
+
+
+def runs_vllm(text: str) -> bool:
+    """Whether what the message pastes runs vLLM: a vLLM command, a vLLM frame, or code that imports vllm."""
+    return (
+        "vllm" in frame_packages(text)
+        or "vllm" in imported(text)
+        or any(p == "vllm" or p.startswith("vllm.") for p in programs(text))
+    )
+
+
+def driver(text: str) -> str | None:
+    """The framework that runs vLLM inside its own process, when the user's code goes through one (or None).
+
+    TRL's trainer or LLaMA-Factory's chat model builds vLLM's engine with the arguments *it* chooses, so the setting
+    to change is that framework's. Read from a traceback whose outermost installed frame is another package calling
+    into vLLM, or from code that imports another package (and not vllm) and names vLLM as one of its settings.
+    """
+    frames = frame_packages(text)
+    if "vllm" in frames:
+        first = frames[0]
+        if first not in VLLM_RUNTIME and first not in sys.stdlib_module_names:
+            return first
+    imports = [p for p in imported(text) if p not in VLLM_RUNTIME and p not in sys.stdlib_module_names]
+    if imports and "vllm" not in imported(text) and _VLLM_SETTING.search(text):
+        return imports[0]
+    return None
+
+
+def code_without_vllm(text: str) -> str | None:
+    """The package that pasted code runs when the message neither imports nor names vLLM anywhere (or None).
+
+    `import torch` and a tensor moved between GPUs, in a message that never says vLLM, is not run by vLLM: what
+    vLLM's sources say about the symptom is not about this code. A standard-library import alone says nothing.
+    """
+    if re.search(r"vllm", text, re.IGNORECASE):
+        return None
+    imports = [p for p in imported(text) if p not in sys.stdlib_module_names]
+    return imports[0] if imports else None

@@ -1,0 +1,39 @@
+"""The problem part of a message apart from its setup: the names a problem states, not those its command passes."""
+
+from assistant.text.problem import problem_names, problem_part, without_commands
+
+COMMAND = (
+    "CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve /models/glm \\\n    --tensor-parallel-size 4 \\\n    --max-model-len 16384"
+)
+
+
+def test_command_lines_and_their_continuations_are_setup():
+    text = f"It hangs at NCCL init.\n{COMMAND}\nNothing after that."
+    assert without_commands(text) == "It hangs at NCCL init.\nNothing after that."
+    assert "--max-model-len" not in problem_part(text)
+
+
+def test_a_short_question_states_the_names_it_asks_about():
+    assert problem_names("what does --max-num-seqs default to?") == {"--max-num-seqs"}
+    assert problem_names("vllm serve x --enable-turbo-mode fails with unrecognized arguments") == {
+        "--enable-turbo-mode"
+    }  # a short message is the question, its command line included
+
+
+def test_a_paste_states_the_names_of_its_error_lines_and_questions_only():
+    body = "We run it on four RTX 5090 cards with `--tensor-parallel-size 4` and it hangs during NCCL init. " * 7
+    assert len(body) > 600
+    assert problem_names(body) == frozenset()  # the setup described, nothing asked about it
+    asked = body + "\nShould VLLM_HOST_IP be set on each node?"
+    assert problem_names(asked) == {"VLLM_HOST_IP"}
+    error = body + "\nValueError: --max-num-batched-tokens (2048) is smaller than --max-model-len (8192)"
+    assert {"--max-num-batched-tokens", "--max-model-len"} <= problem_names(error)
+
+
+def test_a_command_s_own_error_output_is_the_problem():
+    log = "INFO 12-01 10:00:00 [api_server.py:1] starting\n" * 14
+    assert problem_names(f"{log}vllm serve: error: unrecognized arguments: --kv-offload-gb 4") == {"--kv-offload-gb"}
+
+
+def test_names_are_spelled_as_vllms_parser_reads_them():
+    assert problem_names("what does --max_model_len default to?") == {"--max-model-len"}
