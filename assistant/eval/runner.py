@@ -240,6 +240,22 @@ def answerable_sets(names: Sequence[str]) -> list[str]:
     return [n for n in names if n in ANSWERABLE]
 
 
+def release_items(items: Sequence[Item], release: str) -> list[Item]:
+    """The items as scored on `make run`'s corpus for vLLM `release`: each with its labels there
+    (`Item.on_release`; a negative those docs answer joins `reports` if it is a paste, else `docs`), its docs
+    labels as the ids `make run` cites (`https://docs.vllm.ai/en/v<release>/<page>/#<anchor>`)."""
+    from dataclasses import replace
+
+    from assistant.eval.release_corpus import served_label
+    from assistant.retrieval.evidence import is_paste
+
+    out = []
+    for item in items:
+        scored = item.on_release(release, "reports" if is_paste(item.query) else "docs")
+        out.append(replace(scored, relevant=tuple(served_label(label, release) for label in scored.relevant)))
+    return out
+
+
 @dataclass
 class EvalRun:
     sets: list[str]
@@ -263,8 +279,9 @@ def run_eval(
     """Build/update the eval index, run every system over the chosen sets, and score them.
 
     `split`: every query, only the held-out ones (the CI gate's: never used to fit the evidence model), or
-    only those the fit uses (`assistant/eval/split.py`). `docs_release`: the vLLM release whose own docs
-    `docs_dir` holds; the negatives those docs answer (`answered_in`) are left out.
+    only those the fit uses (`assistant/eval/split.py`). `docs_release`: score on `make run`'s corpus for that
+    vLLM release instead of `docs_dir` (`assistant/eval/release_corpus.py`; `settings` from `release_settings`),
+    each item with its labels there (`release_items`).
     """
     import platform
 
@@ -281,10 +298,15 @@ def run_eval(
     ]
     if docs_release:
         answered = [item.id for item in items if item.answered_by(docs_release)]
-        items = [item for item in items if not item.answered_by(docs_release)]
+        items = release_items(items, docs_release)
         if answered:
-            progress(f"left out {len(answered)} negatives vLLM {docs_release}'s docs answer: {', '.join(answered)}")
-    if assistant is None:
+            progress(f"{len(answered)} negatives are answerable on vLLM {docs_release}'s docs: {', '.join(answered)}")
+    if assistant is None and docs_release:
+        from assistant.eval.release_corpus import build_release_index
+
+        assistant = Assistant(settings)
+        build_release_index(assistant, progress)
+    elif assistant is None:
         if not docs_dir.is_dir():
             from assistant.errors import ConfigError
 
@@ -306,6 +328,7 @@ def run_eval(
         "top_k": settings.top_k,
         "torch_threads": threads,
         "split": split,
+        "corpus": f"make run's for vLLM {docs_release}" if docs_release else "the gate's",
         "load_avg": round(os.getloadavg()[0], 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, Python {platform.python_version()}",
     }
