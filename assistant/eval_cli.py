@@ -72,8 +72,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.sets_dir is not None and args.write:
         raise ConfigError("--write records the project's own sets in eval/; it cannot be combined with --sets-dir")
-    if args.docs_release and (args.docs_dir or args.write):
-        raise ConfigError("--docs-release names the docs to index: it cannot be combined with --docs-dir or --write")
+    if args.docs_release and args.docs_dir:
+        raise ConfigError("--docs-release names the docs to index: it cannot be combined with --docs-dir")
     from assistant.eval.release_corpus import release_settings
 
     settings = Settings().with_overrides(answer_backend=args.backend)
@@ -103,8 +103,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     write = args.write if args.write is not None else default_write
     if write:
         command = "python -m assistant eval" + (f" --backend {args.backend}" if args.backend else "")
+        command += f" --docs-release {args.docs_release}" if args.docs_release else ""
+        command += f" --systems {','.join(systems)}" if args.docs_release and len(systems) < 3 else ""
         command += f" --split {args.split}" if args.split != "all" else ""
         stem = "results-llm" if settings.answer_backend == "openai" else "results"  # the LLM run beside, not over
+        stem = "results-makerun" if args.docs_release else stem  # results.md shows its summary
         md, js = write_results(run, REPO_ROOT / "eval", command, stem)
         progress(f"wrote {md.relative_to(REPO_ROOT)} and {js.relative_to(REPO_ROOT)}")
     return 0
