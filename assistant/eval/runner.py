@@ -12,6 +12,7 @@ from typing import Literal
 
 from assistant.answer.render import plain_text
 from assistant.eval.baselines import System
+from assistant.eval.code_citations import code_fact_lookup
 from assistant.eval.dataset import ANSWERABLE, Item
 from assistant.eval.metrics import (
     Row,
@@ -314,7 +315,9 @@ def run_eval(
         assistant = Assistant(settings)
         build_index(assistant, docs_dir, progress)
     threads = apply_torch_threads(settings)
-    lookup = assistant.retriever.lexical.by_id.get
+    by_id = assistant.retriever.lexical.by_id
+    code_facts = code_fact_lookup(assistant.releases)  # the release's env vars, flags and raise sites an answer cites
+    lookup = lambda cid: by_id.get(cid) or code_facts(cid)
     results: list[Result] = []
     for system in make_systems(assistant, list(system_names)):
         progress(f"running {system.name} over {len(items)} queries")
