@@ -24,8 +24,9 @@ from that release's pages, because the gate's copy of the docs (`../shared/vllm-
 or lacks them. `{"0.33.0": {"relevant": ["docs/<page>.md#<anchor>", ...], "key_facts": [...], "quote": "..."}}`:
 - on a `docs`, `docs_zh` or `reports` item, `relevant` replaces the item's on that release (`[]`: no section of it
   states the fix; key facts alone judge it there) and `key_facts`, when given, replaces the item's;
-- on a negative, it says that release's docs answer it: there it is an answerable item with these `relevant` and
-  `key_facts` (both required); `quote`, a sentence of the section stating the fix, shows why.
+- on a negative, `"relevant": []` says that release's docs were read and do not answer it (it stays a negative
+  there); sections say they do: there it is an answerable item with these `relevant` and `key_facts` (both
+  required), and `quote`, a sentence of the section stating the fix, shows why.
 `tests/eval/test_sets_sources.py` checks every such label against the release's source distribution.
 """
 
@@ -101,14 +102,15 @@ class Item:
         return next((label for label in self.release_labels if label.release == release), None)
 
     def answered_by(self, release: str) -> bool:
-        """Whether vLLM `release`'s own docs answer this negative (it has a label for that release)."""
-        return self.expect == "abstain" and self.label_for(release) is not None
+        """Whether vLLM `release`'s own docs answer this negative (its label there names a section)."""
+        label = self.label_for(release)
+        return self.expect == "abstain" and label is not None and bool(label.relevant)
 
     def on_release(self, release: str, answered_set: str = "docs") -> Item:
         """This item as scored on vLLM `release`'s own docs: its labels there, if it has some. A negative those
         docs answer becomes an answerable item of `answered_set` (the caller's choice: `docs` or `reports`)."""
         label = self.label_for(release)
-        if label is None:
+        if label is None or (self.expect == "abstain" and not label.relevant):
             return self
         facts = label.key_facts or self.key_facts
         if self.expect == "abstain":
@@ -206,16 +208,19 @@ def _release_labels(row: dict, where: str, negative: bool) -> tuple[ReleaseLabel
         at = f"{where}: release_labels[{release!r}]"
         if not isinstance(label, dict) or set(label) - {"relevant", "key_facts", "quote"}:
             raise DatasetError(f"{at} must be an object with 'relevant' and optionally 'key_facts' and 'quote'")
-        if label.get("relevant") == [] and not negative:
+        if label.get("relevant") == []:  # no section of that release states the fix (a negative: it stays one)
+            if negative and set(label) != {"relevant"}:
+                raise DatasetError(f"{at}: a negative's 'relevant': [] (still a negative there) takes nothing else")
             relevant: tuple[str, ...] = ()
         else:
             relevant = _strings(label, "relevant", at, required=True)
         bad = [x for x in relevant if not x.startswith("docs/")]
         if bad:
             raise DatasetError(f"{at}: relevant {bad} must name sections of the release's docs ('docs/<page>.md#...')")
-        facts = _regexes(_strings(label, "key_facts", at, required=negative), "key_facts", at)
+        answers = negative and bool(relevant)  # a negative that release's docs answer: say what answers it
+        facts = _regexes(_strings(label, "key_facts", at, required=answers), "key_facts", at)
         quote = label.get("quote", "")
-        if not isinstance(quote, str) or (negative and not quote.strip()):
+        if not isinstance(quote, str) or (answers and not quote.strip()):
             raise DatasetError(f"{at}: 'quote' must be a sentence of the section (required on a negative)")
         out.append(ReleaseLabel(release, relevant, facts, quote))
     return tuple(out)

@@ -195,6 +195,9 @@ def test_optional_fields_load(tmp_path):
     g1 = load_set("negatives", tmp_path)[0]
     assert g1.answered_by("0.33.0") and not g1.answered_by("0.32.0")
     assert g1.on_release("0.32.0") is g1  # no label there: still a negative
+    _write(tmp_path, "negatives", [{**_NEG, "release_labels": {"0.33.0": {"relevant": []}}}])
+    read = load_set("negatives", tmp_path)[0]  # read on 0.33.0 and not answered there: still a negative
+    assert not read.answered_by("0.33.0") and read.on_release("0.33.0") is read
     there = g1.on_release("0.33.0", "reports")  # on 0.33.0's docs: an answerable item, with its label's facts
     assert (there.set, there.expect, there.relevant, there.key_facts) == (
         "reports", "answer", ("docs/features/lora.md#serving-lora-adapters",), ("--lora-modules",)
@@ -230,7 +233,7 @@ _NEG = {"id": "g1", "query": "q", "expect": "abstain"}
     [
         ("negatives", {**_NEG, "answered_in": {"0.33.0": {"section": "a.md", "quote": "x"}}}, "now 'release_labels'"),
         ("negatives", {**_NEG, "release_labels": ["0.33.0"]}, "release -> "),
-        ("negatives", {**_NEG, "release_labels": {"0.33.0": {**_LABEL, "relevant": []}}}, "'relevant' must be a non-empty"),
+        ("negatives", {**_NEG, "release_labels": {"0.33.0": {**_LABEL, "relevant": []}}}, "takes nothing else"),
         ("negatives", {**_NEG, "release_labels": {"0.33.0": {"relevant": ["docs/a.md#b"], "quote": "x"}}},
          "'key_facts' must be a non-empty"),
         ("negatives", {**_NEG, "release_labels": {"0.33.0": {**_LABEL, "quote": ""}}}, "'quote' must be a sentence"),
