@@ -29,12 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.eval.calibration import Sample, gives_fix, report
+from assistant.eval.calibration import Sample, gives_fix, hit_probs, rates, report
 from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
 from assistant.eval.release_corpus import build_release_index, release_settings
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings, release_items
 from assistant.eval.split import FOLDS, is_held_out
-from assistant.retrieval.evidence import BIAS, WEIGHTS
+from assistant.retrieval.evidence import BIAS, WEIGHTS, is_paste
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
 
@@ -51,6 +51,25 @@ def collect(assistant: Assistant, sets_dir: Path, docs_release: str | None = Non
         _, hits = assistant.retrieve(item.query)
         fixes = tuple(gives_fix(h.chunk, item) for h in hits) if item.answerable else ()
         out.append(Sample(item, item.answerable, tuple(h.features for h in hits), fixes))
+    return out
+
+
+def in_use_rows(samples: list[Sample], settings: Settings) -> list[str]:
+    """The same rows for the model and bars in use (evidence.py, settings): what a refit is compared with."""
+    probs = {s.item.id: hit_probs(list(WEIGHTS), BIAS, s) for s in samples}
+    bars = (settings.min_confidence, settings.min_confidence_paste)
+    out = [f"In use: evidence.py's model, min_confidence {bars[0]}, min_confidence_paste {bars[1]}:", ""]
+    out += ["| split | messages | answerable + negatives | abstention recall | false abstentions | without the fix |"]
+    out += ["|---|---|---|---:|---:|---:|"]
+    for name, held in (("fitting side", False), ("held out", True)):
+        side = [s for s in samples if is_held_out(s.item) == held]
+        for part, subset in (("questions", [s for s in side if not is_paste(s.item.query)]),
+                             ("pastes", [s for s in side if is_paste(s.item.query)]), ("all", side)):  # fmt: skip
+            r = rates(probs, subset, *bars)
+            out.append(
+                f"| {name} | {part} | {r.n_pos} + {r.n_neg} | {r.abstain_recall:.3f} | {r.false_abstention:.3f} "
+                f"| {r.wrong_answer:.3f} |"
+            )
     return out
 
 
@@ -91,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     model = (list(WEIGHTS), BIAS) if args.bars_only else None
     lines = report(fitting, held, args.folds, model).lines
     print("\n".join(lines))
+    print("\n" + "\n".join(in_use_rows(samples, assistant.settings)))
     if args.bars_only:
         print(f"Index: {assistant.retriever.lexical.n_docs} chunks (the size these bars are for)")
     if args.write:
