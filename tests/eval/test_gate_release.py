@@ -66,7 +66,7 @@ def test_the_index_is_what_make_run_serves(assistant, run):
     sections = {c.id for chunks in release_sections(pages, EVAL_RELEASE).values() for c in chunks}
     assert sections <= ids, f"{len(sections - ids)} chunks of the release's docs are not indexed"
     assert not any(i.startswith("docs/") for i in ids)  # nothing of the gate's shared copy
-    assert EVAL_RELEASE in assistant.releases.versions()
+    assert EVAL_RELEASE in assistant.releases.versions
     assert run.meta["corpus"] == f"make run's for vLLM {EVAL_RELEASE}"
 
 
