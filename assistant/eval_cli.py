@@ -24,8 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--docs-release",
         metavar="VERSION",
-        help="instead of --docs-dir, the docs `make run` answers from: vLLM VERSION's own, from its source"
-        " distribution on the package index (index: .index/eval-VERSION); the negatives they answer are left out",
+        help="instead of --docs-dir, score on what `make run` serves for vLLM VERSION: the entries, the release's"
+        " docs (its source distribution) and code facts (its wheel), indexed by the server's own start-up step"
+        " (index: .index/makerun-VERSION), each item with its labels on that release (release_labels)",
     )
     p.add_argument("--backend", choices=["extractive", "openai"], help="answer backend of the full pipeline")
     p.add_argument(
@@ -85,20 +86,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.sets_dir is not None and args.write:
         raise ConfigError("--write records the project's own sets in eval/; it cannot be combined with --sets-dir")
-    if args.docs_release and (args.docs_dir or args.write):
-        raise ConfigError("--docs-release names the docs to index: it cannot be combined with --docs-dir or --write")
-    from assistant.eval.release_docs import release_docs_dir, release_index_dir
+    if args.docs_release and args.docs_dir:
+        raise ConfigError("--docs-release names the docs to index: it cannot be combined with --docs-dir")
+    from assistant.eval.release_corpus import release_settings
 
-    index_dir = args.index_dir
-    if args.docs_release and index_dir is None:
-        index_dir = release_index_dir(args.docs_release)
-    settings = eval_settings(Settings().with_overrides(answer_backend=args.backend), index_dir)
+    settings = Settings().with_overrides(answer_backend=args.backend)
+    if args.docs_release:
+        settings = release_settings(settings, args.docs_release, args.index_dir)
+    else:
+        settings = eval_settings(settings, args.index_dir)
     sets = chosen_sets(args.set_name, args.sets_dir)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     progress = lambda m: print(m, file=sys.stderr, flush=True)
     docs_dir = args.docs_dir or DEFAULT_DOCS_DIR
-    if args.docs_release:
-        docs_dir = release_docs_dir(args.docs_release, settings, progress)
     run = run_eval(
         settings,
         sets,
@@ -121,8 +121,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     write = args.write if args.write is not None else default_write
     if write:
         command = "python -m assistant eval" + (f" --backend {args.backend}" if args.backend else "")
+        command += f" --docs-release {args.docs_release}" if args.docs_release else ""
+        command += f" --systems {','.join(systems)}" if args.docs_release and len(systems) < 3 else ""
         command += f" --split {args.split}" if args.split != "all" else ""
         stem = "results-llm" if settings.answer_backend == "openai" else "results"  # the LLM run beside, not over
+        stem = "results-makerun" if args.docs_release else stem  # results.md shows its summary
         md, js = write_results(run, REPO_ROOT / "eval", command, stem)
         progress(f"wrote {md.relative_to(REPO_ROOT)} and {js.relative_to(REPO_ROOT)}")
     return 0

@@ -42,6 +42,16 @@ if TYPE_CHECKING:
     from assistant.sync.runner import SyncReport as SyncRunReport
 
 
+@dataclasses.dataclass(frozen=True)
+class PreparedIndex:
+    """What `Assistant.prepare_index` did: each report is None (or empty) where nothing had to be done."""
+
+    index: IngestReport | None  # the curated corpus: built or finished, None when it already was complete
+    releases: list[SyncReport]  # releases whose code facts were read now
+    docs: SyncRunReport | None  # the releases' docs sync (None: `release_docs` off, or it failed: see docs_error)
+    docs_error: str | None = None
+
+
 def validate_question(question: object, max_chars: int) -> str:
     """The question, cleaned (valid Unicode, no control characters); an `InputError` saying what to paste
     when it is empty, too long or has nothing to search for (only punctuation, symbols or emoji)."""
@@ -224,6 +234,23 @@ class Assistant:
         self.store.revision()  # follow the pointer to the generation the sync made live
         self.retriever.refresh()
         return report
+
+    def prepare_index(self, progress: Progress = lambda _m: None) -> PreparedIndex:
+        """Everything `make run`'s start-up indexes, in its order: the curated corpus (first run), the code facts of
+        each release `vllm_releases` lists, then their docs. One method for the server and the eval, so the eval's
+        release corpus is the index a user gets (`assistant/eval/release_corpus.py`).
+
+        A release's docs that cannot be synced (another sync holds the index, no network) are reported in
+        `docs_error` rather than raised: the server answers from everything else and tries again on its next start."""
+        from assistant.errors import SyncError
+
+        index = self.ensure_index(progress=progress)
+        releases = self.ensure_releases(progress=progress)
+        try:
+            docs, error = self.ensure_release_docs(progress=progress), None
+        except SyncError as exc:
+            docs, error = None, str(exc)
+        return PreparedIndex(index, releases, docs, error)
 
     def warm_up(self) -> None:
         """Load the model and the indexes now rather than on the first question."""

@@ -29,28 +29,53 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.eval.calibration import Sample, gives_fix, report
+from assistant.eval.calibration import Sample, gives_fix, hit_probs, rates, report
 from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, HELD_OUT_SETS, load_sets
-from assistant.eval.release_docs import release_docs_dir, release_index_dir
-from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings
+from assistant.eval.release_corpus import build_release_index, release_settings
+from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings, release_items
 from assistant.eval.split import FOLDS, is_held_out
-from assistant.retrieval.evidence import BIAS, WEIGHTS
+from assistant.retrieval.evidence import BIAS, WEIGHTS, is_paste
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
 
 
 def collect(assistant: Assistant, sets_dir: Path, docs_release: str | None = None) -> list[Sample]:
+    """Each answerable question and negative with its hits' features; with `docs_release`, as scored on `make run`'s
+    corpus for that release (each item with its labels there: a negative those docs answer is answerable)."""
     sets = load_sets("all", sets_dir)
+    # Near-misses and the entry questions are held out whole: never fitted on, nor reported here.
+    items = [
+        item
+        for name, chosen in sets.items()
+        if (name in ANSWERABLE or name == "negatives") and name not in HELD_OUT_SETS
+        for item in chosen
+    ]
+    if docs_release:
+        items = release_items(items, docs_release)
     out = []
-    for name, items in sets.items():
-        if (name not in ANSWERABLE and name != "negatives") or name in HELD_OUT_SETS:
-            continue  # near-misses and the entry questions are held out whole: never fitted on, nor reported here
-        for item in items:
-            if docs_release and item.answered_by(docs_release):  # not a negative on that release's docs
-                continue
-            _, hits = assistant.retrieve(item.query)
-            fixes = tuple(gives_fix(h.chunk, item) for h in hits) if name in ANSWERABLE else ()
-            out.append(Sample(item, name in ANSWERABLE, tuple(h.features for h in hits), fixes))
+    for item in items:
+        _, hits = assistant.retrieve(item.query)
+        fixes = tuple(gives_fix(h.chunk, item) for h in hits) if item.answerable else ()
+        out.append(Sample(item, item.answerable, tuple(h.features for h in hits), fixes))
+    return out
+
+
+def in_use_rows(samples: list[Sample], settings: Settings) -> list[str]:
+    """The same rows for the model and bars in use (evidence.py, settings): what a refit is compared with."""
+    probs = {s.item.id: hit_probs(list(WEIGHTS), BIAS, s) for s in samples}
+    bars = (settings.min_confidence, settings.min_confidence_paste)
+    out = [f"In use: evidence.py's model, min_confidence {bars[0]}, min_confidence_paste {bars[1]}:", ""]
+    out += ["| split | messages | answerable + negatives | abstention recall | false abstentions | without the fix |"]
+    out += ["|---|---|---|---:|---:|---:|"]
+    for name, held in (("fitting side", False), ("held out", True)):
+        side = [s for s in samples if is_held_out(s.item) == held]
+        for part, subset in (("questions", [s for s in side if not is_paste(s.item.query)]),
+                             ("pastes", [s for s in side if is_paste(s.item.query)]), ("all", side)):  # fmt: skip
+            r = rates(probs, subset, *bars)
+            out.append(
+                f"| {name} | {part} | {r.n_pos} + {r.n_neg} | {r.abstain_recall:.3f} | {r.false_abstention:.3f} "
+                f"| {r.wrong_answer:.3f} |"
+            )
     return out
 
 
@@ -61,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--docs-release",
         metavar="VERSION",
-        help="fit on vLLM VERSION's own docs (what `make run` answers from) instead of --docs-dir; index"
-        " .index/eval-VERSION; the negatives they answer are left out (not with --write)",
+        help="fit on what `make run` serves for vLLM VERSION (the entries, the release's docs and code facts;"
+        " index .index/makerun-VERSION) instead of --docs-dir, each item with its labels there (not with --write)",
     )
     p.add_argument("--sets-dir", type=Path, default=DEFAULT_SETS_DIR)
     p.add_argument("--folds", type=int, default=FOLDS)
@@ -78,19 +103,20 @@ def main(argv: list[str] | None = None) -> int:
     say = lambda m: print(m, file=sys.stderr)
     if (args.docs_release or args.bars_only) and args.write:
         p.error("--write records the gate's calibration: it cannot be combined with --docs-release or --bars-only")
-    index_dir = args.index_dir
-    if args.docs_release and index_dir is None:
-        index_dir = release_index_dir(args.docs_release)
-    settings = eval_settings(Settings(answer_backend="extractive"), index_dir)
-    docs_dir = release_docs_dir(args.docs_release, settings, say) if args.docs_release else args.docs_dir
-    assistant = Assistant(settings)
-    build_index(assistant, docs_dir, progress=say)
+    if args.docs_release:  # what `make run` serves: its index, built by the server's own start-up step
+        settings = release_settings(Settings(answer_backend="extractive"), args.docs_release, args.index_dir)
+        assistant = Assistant(settings)
+        build_release_index(assistant, progress=say)
+    else:
+        assistant = Assistant(eval_settings(Settings(answer_backend="extractive"), args.index_dir))
+        build_index(assistant, args.docs_dir, progress=say)
     samples = collect(assistant, args.sets_dir, args.docs_release)
     fitting = [s for s in samples if not is_held_out(s.item)]
     held = [s for s in samples if is_held_out(s.item)]
     model = (list(WEIGHTS), BIAS) if args.bars_only else None
     lines = report(fitting, held, args.folds, model).lines
     print("\n".join(lines))
+    print("\n" + "\n".join(in_use_rows(samples, assistant.settings)))
     if args.bars_only:
         print(f"Index: {assistant.retriever.lexical.n_docs} chunks (the size these bars are for)")
     if args.write:

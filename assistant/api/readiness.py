@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 
-from assistant.errors import AssistantError, StoreUnavailableError, SyncError
+from assistant.errors import AssistantError, StoreUnavailableError
 from assistant.index.health import check_index
 from assistant.index.probe import probe_vector_index
 from assistant.service import Assistant
@@ -170,16 +170,14 @@ class Readiness:
             self.detail = message
             log.info("index progress", extra={"progress": message})
 
-        report = assistant.ensure_index(progress=progress)
-        if report is not None:
-            log.info("index built", extra={"summary": report.summary()})
-        for synced in assistant.ensure_releases(progress=progress):
+        prepared = assistant.prepare_index(progress=progress)  # the eval's release corpus is built by the same call
+        if prepared.index is not None:
+            log.info("index built", extra={"summary": prepared.index.summary()})
+        for synced in prepared.releases:
             log.info("release indexed", extra={"summary": synced.summary()})
-        try:
-            docs = assistant.ensure_release_docs(progress=progress)
-        except SyncError as exc:  # another sync holds the index: serve what it has, the next start tries again
-            log.warning("release docs not indexed", extra={"error": str(exc)})
-            docs = None
+        docs = prepared.docs
+        if prepared.docs_error is not None:  # another sync holds the index: serve what it has, the next start tries again
+            log.warning("release docs not indexed", extra={"error": prepared.docs_error})
         if docs is not None and not docs.ok:  # served without them; the next start tries again
             log.warning("release docs not indexed", extra={"summary": docs.summary()})
         elif docs is not None and docs.wrote:

@@ -24,17 +24,24 @@ An answerable line may give `"relevant": []`: no source's section answers it (th
 recall judges it and hit@k leaves it out.
 
 Optional on any line: `pair` (the id of the same question in the other language, in any loaded set), `note`
-(why the item is labelled as it is, for a reader). Optional on a negative: `answered_in`, the vLLM releases whose own
-docs do answer it though the gate's docs do not, each with the answering section and a sentence quoted from it
-(`{"0.33.0": {"section": "features/lora.md#Serving LoRA Adapters", "quote": "..."}}`); an eval on that release's
-docs (`--docs-release`) leaves it out.
+(why the item is labelled as it is, for a reader).
+
+`release_labels`: the labels against a vLLM release's own docs (what `make run` serves; `--docs-release`), written
+from that release's pages, because the gate's copy of the docs (`../shared/vllm-docs`) names some sections otherwise
+or lacks them. `{"0.33.0": {"relevant": ["docs/<page>.md#<anchor>", ...], "key_facts": [...], "quote": "..."}}`:
+- on a `docs`, `docs_zh` or `reports` item, `relevant` replaces the item's on that release (`[]`: no section of it
+  states the fix; key facts alone judge it there) and `key_facts`, when given, replaces the item's;
+- on a negative, `"relevant": []` says that release's docs were read and do not answer it (it stays a negative
+  there); sections say they do: there it is an answerable item with these `relevant` and `key_facts` (both
+  required), and `quote`, a sentence of the section stating the fix, shows why.
+`tests/eval/test_sets_sources.py` checks every such label against the release's source distribution.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -76,12 +83,13 @@ class DatasetError(AssistantError):
 
 
 @dataclass(frozen=True)
-class Answered:
-    """Where a release's docs answer a question the gate's docs do not: a section and a sentence quoted from it."""
+class ReleaseLabel:
+    """What answers an item on one vLLM release's own docs (`release_labels`)."""
 
     release: str
-    section: str  # "<page path under docs/>#<heading>"
-    quote: str
+    relevant: tuple[str, ...]  # "docs/<page>.md#<anchor>" sections of that release; () = none states the fix
+    key_facts: tuple[str, ...] = ()  # () = the item's own
+    quote: str = ""  # a sentence of the section that states the fix (required reading for a negative's label)
 
 
 @dataclass(frozen=True)
@@ -99,15 +107,32 @@ class Item:
     contradiction: str | None = None
     pair: str | None = None
     note: str = ""
-    answered_in: tuple[Answered, ...] = ()
+    release_labels: tuple[ReleaseLabel, ...] = ()
 
     @property
     def answerable(self) -> bool:
         return self.expect == "answer"
 
+    def label_for(self, release: str) -> ReleaseLabel | None:
+        return next((label for label in self.release_labels if label.release == release), None)
+
     def answered_by(self, release: str) -> bool:
-        """Whether vLLM `release`'s own docs answer this negative (see `answered_in`)."""
-        return any(a.release == release for a in self.answered_in)
+        """Whether vLLM `release`'s own docs answer this negative (its label there names a section)."""
+        label = self.label_for(release)
+        return self.expect == "abstain" and label is not None and bool(label.relevant)
+
+    def on_release(self, release: str, answered_set: str = "docs") -> Item:
+        """This item as scored on vLLM `release`'s own docs: its labels there, if it has some. A negative those
+        docs answer becomes an answerable item of `answered_set` (the caller's choice: `docs` or `reports`)."""
+        label = self.label_for(release)
+        if label is None or (self.expect == "abstain" and not label.relevant):
+            return self
+        facts = label.key_facts or self.key_facts
+        if self.expect == "abstain":
+            return replace(
+                self, set=answered_set, expect="answer", relevant=label.relevant, key_facts=facts, release_labels=()
+            )
+        return replace(self, relevant=label.relevant, key_facts=facts, release_labels=())
 
 
 def _strings(row: dict, field: str, where: str, required: bool) -> tuple[str, ...]:
@@ -151,8 +176,10 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
             raise DatasetError(f"{where}: a {set_name} item needs 'pair', the id of its twin in the {_PAIRED_SETS[set_name]} set")
         if lang != "zh":
             raise DatasetError(f"{where}: the {set_name} set holds Chinese items (lang 'zh'), got {lang!r}")
-    if "answered_in" in row and expect != "abstain":
-        raise DatasetError(f"{where}: 'answered_in' is only for negatives (expect abstain)")
+    if "answered_in" in row:
+        raise DatasetError(f"{where}: 'answered_in' is now 'release_labels' (with 'relevant' and 'key_facts')")
+    if "release_labels" in row and expect == "not_fix":
+        raise DatasetError(f"{where}: 'release_labels' is for answerable items and negatives, not near-misses")
     if "contradiction" in row and expect != "not_fix":
         raise DatasetError(f"{where}: 'contradiction' is only for not_fix (near_miss) items")
     item = Item(
@@ -167,7 +194,8 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
         else:
             relevant = _strings(row, "relevant", where, required=True)
         facts = _regexes(_strings(row, "key_facts", where, required=True), "key_facts", where)
-        return Item(**{**item.__dict__, "relevant": relevant, "key_facts": facts})
+        labels = _release_labels(row, where, negative=False)
+        return Item(**{**item.__dict__, "relevant": relevant, "key_facts": facts, "release_labels": labels})
     if expect == "not_fix":
         if not isinstance(row.get("near"), str) or not row["near"].strip():
             raise DatasetError(f"{where}: a not_fix item needs 'near', the id of the entry it resembles")
@@ -180,22 +208,36 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
             **{**item.__dict__, "near": row["near"], "forbidden_facts": forbidden, "contradiction": contradiction,
                "relevant": relevant}
         )
-    return Item(**{**item.__dict__, "answered_in": _answered_in(row, where)})
+    return Item(**{**item.__dict__, "release_labels": _release_labels(row, where, negative=True)})
 
 
-def _answered_in(row: dict, where: str) -> tuple[Answered, ...]:
-    value = row.get("answered_in")
+def _release_labels(row: dict, where: str, negative: bool) -> tuple[ReleaseLabel, ...]:
+    """`release_labels`, checked: a negative's label must say what answers it (sections, key facts, a quote)."""
+    value = row.get("release_labels")
     if value is None:
         return ()
     if not isinstance(value, dict) or not value:
-        raise DatasetError(f"{where}: 'answered_in' must be an object of release -> {{section, quote}}")
+        raise DatasetError(f"{where}: 'release_labels' must be an object of release -> {{relevant, key_facts, quote}}")
     out = []
-    for release, where_answered in value.items():
-        if not isinstance(where_answered, dict) or not all(
-            isinstance(where_answered.get(k), str) and where_answered[k].strip() for k in ("section", "quote")
-        ):
-            raise DatasetError(f"{where}: answered_in[{release!r}] needs a non-empty 'section' and 'quote'")
-        out.append(Answered(release, where_answered["section"], where_answered["quote"]))
+    for release, label in value.items():
+        at = f"{where}: release_labels[{release!r}]"
+        if not isinstance(label, dict) or set(label) - {"relevant", "key_facts", "quote"}:
+            raise DatasetError(f"{at} must be an object with 'relevant' and optionally 'key_facts' and 'quote'")
+        if label.get("relevant") == []:  # no section of that release states the fix (a negative: it stays one)
+            if negative and set(label) != {"relevant"}:
+                raise DatasetError(f"{at}: a negative's 'relevant': [] (still a negative there) takes nothing else")
+            relevant: tuple[str, ...] = ()
+        else:
+            relevant = _strings(label, "relevant", at, required=True)
+        bad = [x for x in relevant if not x.startswith("docs/")]
+        if bad:
+            raise DatasetError(f"{at}: relevant {bad} must name sections of the release's docs ('docs/<page>.md#...')")
+        answers = negative and bool(relevant)  # a negative that release's docs answer: say what answers it
+        facts = _regexes(_strings(label, "key_facts", at, required=answers), "key_facts", at)
+        quote = label.get("quote", "")
+        if not isinstance(quote, str) or (answers and not quote.strip()):
+            raise DatasetError(f"{at}: 'quote' must be a sentence of the section (required on a negative)")
+        out.append(ReleaseLabel(release, relevant, facts, quote))
     return tuple(out)
 
 
@@ -294,6 +336,13 @@ def check_pairs(items: list[Item], twins: dict[str, Item], every_set: bool) -> N
                     f"{item.set} item {item.id!r}: relevant {list(item.relevant)} differs from its twin "
                     f"{twin.id!r} {list(twin.relevant)}; a rendering expects the same sources"
                 )
+            for release in {label.release for label in item.release_labels + twin.release_labels}:
+                mine, theirs = item.label_for(release), twin.label_for(release)
+                if mine is None or theirs is None or set(mine.relevant) != set(theirs.relevant):
+                    raise DatasetError(
+                        f"{item.set} item {item.id!r}: its release_labels[{release!r}] relevant differs from its "
+                        f"twin {twin.id!r}'s; a rendering expects the same sources"
+                    )
             if item.pair in seen:
                 raise DatasetError(f"{item.set} items {seen[item.pair]!r} and {item.id!r} are both paired with {item.pair!r}")
             seen[item.pair] = item.id

@@ -12,6 +12,7 @@ from typing import Literal
 
 from assistant.answer.render import plain_text
 from assistant.eval.baselines import System
+from assistant.eval.code_citations import code_fact_lookup
 from assistant.eval.dataset import ANSWERABLE, Item
 from assistant.eval.metrics import (
     Row,
@@ -240,6 +241,22 @@ def answerable_sets(names: Sequence[str]) -> list[str]:
     return [n for n in names if n in ANSWERABLE]
 
 
+def release_items(items: Sequence[Item], release: str) -> list[Item]:
+    """The items as scored on `make run`'s corpus for vLLM `release`: each with its labels there
+    (`Item.on_release`; a negative those docs answer joins `reports` if it is a paste, else `docs`), its docs
+    labels as the ids `make run` cites (`https://docs.vllm.ai/en/v<release>/<page>/#<anchor>`)."""
+    from dataclasses import replace
+
+    from assistant.eval.release_corpus import served_label
+    from assistant.retrieval.evidence import is_paste
+
+    out = []
+    for item in items:
+        scored = item.on_release(release, "reports" if is_paste(item.query) else "docs")
+        out.append(replace(scored, relevant=tuple(served_label(label, release) for label in scored.relevant)))
+    return out
+
+
 @dataclass
 class EvalRun:
     sets: list[str]
@@ -263,8 +280,9 @@ def run_eval(
     """Build/update the eval index, run every system over the chosen sets, and score them.
 
     `split`: every query, only the held-out ones (the CI gate's: never used to fit the evidence model), or
-    only those the fit uses (`assistant/eval/split.py`). `docs_release`: the vLLM release whose own docs
-    `docs_dir` holds; the negatives those docs answer (`answered_in`) are left out.
+    only those the fit uses (`assistant/eval/split.py`). `docs_release`: score on `make run`'s corpus for that
+    vLLM release instead of `docs_dir` (`assistant/eval/release_corpus.py`; `settings` from `release_settings`),
+    each item with its labels there (`release_items`).
     """
     import platform
 
@@ -281,10 +299,15 @@ def run_eval(
     ]
     if docs_release:
         answered = [item.id for item in items if item.answered_by(docs_release)]
-        items = [item for item in items if not item.answered_by(docs_release)]
+        items = release_items(items, docs_release)
         if answered:
-            progress(f"left out {len(answered)} negatives vLLM {docs_release}'s docs answer: {', '.join(answered)}")
-    if assistant is None:
+            progress(f"{len(answered)} negatives are answerable on vLLM {docs_release}'s docs: {', '.join(answered)}")
+    if assistant is None and docs_release:
+        from assistant.eval.release_corpus import build_release_index
+
+        assistant = Assistant(settings)
+        build_release_index(assistant, progress)
+    elif assistant is None:
         if not docs_dir.is_dir():
             from assistant.errors import ConfigError
 
@@ -292,7 +315,9 @@ def run_eval(
         assistant = Assistant(settings)
         build_index(assistant, docs_dir, progress)
     threads = apply_torch_threads(settings)
-    lookup = assistant.retriever.lexical.by_id.get
+    by_id = assistant.retriever.lexical.by_id
+    code_facts = code_fact_lookup(assistant.releases)  # the release's env vars, flags and raise sites an answer cites
+    lookup = lambda cid: by_id.get(cid) or code_facts(cid)
     results: list[Result] = []
     for system in make_systems(assistant, list(system_names)):
         progress(f"running {system.name} over {len(items)} queries")
@@ -306,6 +331,7 @@ def run_eval(
         "top_k": settings.top_k,
         "torch_threads": threads,
         "split": split,
+        "corpus": f"make run's for vLLM {docs_release}" if docs_release else "the gate's",
         "load_avg": round(os.getloadavg()[0], 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores, Python {platform.python_version()}",
     }
@@ -329,8 +355,88 @@ def release_section(path: Path = REPO_ROOT / "eval" / "release" / "results.md") 
     ]
 
 
+MAKERUN_RESULTS = REPO_ROOT / "eval" / "results-makerun.md"
+MAKERUN_HEADING = "## What `make run` serves"
+_BEGIN, _END = "<!-- summary -->", "<!-- /summary -->"
+
+
+def makerun_summary(run: EvalRun, command: str) -> list[str]:
+    """The lines results.md shows for a run on `make run`'s corpus: the table, the Chinese pairs, the targets."""
+    m = {(r.set, r.system): r.metrics for r in run.rows}
+    full = {name: m.get((name, "full"), {}) for name in ("docs", "reports", "all")}
+    pairs = paired_chinese(run.results, "full")
+    chunks = run.meta["index_chunks"]
+    lines = [
+        (
+            f"`{command}`: {run.meta['corpus']} corpus ({chunks} chunks: the curated entries and the release's docs, "
+            "plus its code facts), built by the server's own start-up step; each item with its labels on the "
+            f"release's pages. Queries: {_split_note(run.meta.get('split', 'all'))}"
+        ),
+        "",
+        markdown_table(run.rows),
+    ]
+    targets = [
+        ("docs key facts (lead)", full["docs"].get("key_fact_recall"), "≥ 0.85"),
+        ("reports key facts (lead)", full["reports"].get("key_fact_recall"), "≥ 0.70"),
+        ("false abstentions", full["all"].get("false_abstention"), "≤ 0.08"),
+        ("abstention recall", full["all"].get("abstain_recall"), "≥ 0.85"),
+    ]
+    if pairs:
+        targets += [
+            ("zh − en hit@3", pairs["zh_hit@3"] - pairs["en_hit@3"], "≥ −0.05"),
+            ("zh − en key facts", pairs["zh_key_facts"] - pairs["en_key_facts"], "≥ −0.05"),
+        ]
+    lines += ["", "| issue 21 target | measured | target |", "|---|---:|---:|"]
+    lines += [f"| {name} | {_fmt('x', v if v is not None else float('nan'))} | {t} |" for name, v, t in targets]
+    if pairs:
+        lines += [
+            "",
+            (f"Chinese pairs: {pairs['n']:.0f}; zh hit@3 {pairs['zh_hit@3']:.3f} vs en {pairs['en_hit@3']:.3f}; "
+            f"zh key facts {pairs['zh_key_facts']:.3f} vs en {pairs['en_key_facts']:.3f}."),
+        ]
+    return lines
+
+
+def makerun_section(path: Path = MAKERUN_RESULTS) -> list[str]:
+    """The summary of results-makerun.md (`python -m assistant eval --docs-release X --write`), shown in results.md."""
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8")
+    if _BEGIN not in text or _END not in text:
+        return []
+    body = text.split(_BEGIN, 1)[1].split(_END, 1)[0].strip("\n").splitlines()
+    return ["", MAKERUN_HEADING, "", *body, "", "Details and failures: [results-makerun.md](results-makerun.md)."]
+
+
+def splice_makerun_section(results: Path, section: list[str]) -> None:
+    """Put `section` in place of results.md's section of that heading (appended when it has none), so a run on
+    `make run`'s corpus shows there without scoring the gate's corpus again."""
+    if not results.is_file():
+        return
+    lines = results.read_text(encoding="utf-8").splitlines()
+    if MAKERUN_HEADING in lines:
+        start = lines.index(MAKERUN_HEADING) - 1  # the blank line before it
+        end = next((i for i in range(start + 2, len(lines)) if lines[i].startswith("## ")), len(lines))
+        lines[start:end] = section + ([""] if end < len(lines) else [])
+    else:
+        at = next((i for i, ln in enumerate(lines) if ln.startswith("## ")), len(lines))
+        lines[at:at] = section[1:] + [""]
+    results.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def render_makerun(run: EvalRun, command: str) -> str:
+    lines = ["# Eval results: what `make run` serves", "", (f"Generated by `{command}`; do not edit by hand. "
+             "Definitions in [README.md](README.md)."), "", _BEGIN, *makerun_summary(run, command), _END]  # fmt: skip
+    for system in run.systems:
+        failures = failure_lines(run.results, system)
+        lines += ["", f"## Failures: {system} ({len(failures)})", ""]
+        lines += failures or ["none"]
+    return "\n".join(lines) + "\n"
+
+
 def paired_chinese(results: Sequence[Result], system: str) -> dict[str, float] | None:
-    """hit@3 of each Chinese rendering (docs_zh) beside its English twin's (docs), over the pairs both ran."""
+    """hit@k and key-fact recall of each Chinese rendering (docs_zh) beside its English twin's (docs), over the pairs
+    both ran."""
     twins = {r.item.id: r for r in results if r.system == system and r.item.set == "docs"}
     pairs = [
         (r, twins[r.item.pair])
@@ -345,6 +451,8 @@ def paired_chinese(results: Sequence[Result], system: str) -> dict[str, float] |
         "en_hit@3": mean(e.retrieval.get("hit@3", 0.0) for _, e in pairs),
         "zh_hit@1": mean(z.retrieval.get("hit@1", 0.0) for z, _ in pairs),
         "en_hit@1": mean(e.retrieval.get("hit@1", 0.0) for _, e in pairs),
+        "zh_key_facts": mean(z.facts for z, _ in pairs),
+        "en_key_facts": mean(e.facts for _, e in pairs),
     }
 
 
@@ -438,7 +546,7 @@ def render_markdown(run: EvalRun, command: str) -> str:
         "",
         f"Queries: {_split_note(run.meta.get('split', 'all'))}",
     ]
-    lines += release_section()
+    lines += makerun_section() + release_section()
 
     lines += _paired_lines(run) + _llm_lines(run)
     for system in run.systems:
@@ -449,11 +557,17 @@ def render_markdown(run: EvalRun, command: str) -> str:
 
 
 def write_results(run: EvalRun, out_dir: Path, command: str, stem: str = "results") -> tuple[Path, Path]:
+    """results.md/.json (or `stem`); a run on `make run`'s corpus writes results-makerun.md/.json and its section
+    of results.md."""
     import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
     md, js = out_dir / f"{stem}.md", out_dir / f"{stem}.json"
-    md.write_text(render_markdown(run, command), encoding="utf-8")
+    if stem == "results-makerun":
+        md.write_text(render_makerun(run, command), encoding="utf-8")
+        splice_makerun_section(out_dir / "results.md", makerun_section(md))
+    else:
+        md.write_text(render_markdown(run, command), encoding="utf-8")
     payload = {
         "command": command,
         "meta": run.meta,

@@ -31,20 +31,14 @@ from pathlib import Path
 
 from assistant.eval.dataset import SETS, Item, load_sets
 from assistant.eval.metrics import fact_hits, mean
-from assistant.sync.docs_archive import page_url
-from assistant.sync.sources import DocsSource
+from assistant.eval.release_corpus import served_label
 
 _PART = re.compile(r"~\d+$")
 
 
 def cited_as_served(label: str, release: str) -> str:
     """`docs/<page>.md#anchor` as `make run` cites that section of vLLM `release`'s docs (other labels unchanged)."""
-    if not label.startswith("docs/"):
-        return label
-    page, _, anchor = label.partition("#")
-    template = DocsSource.model_fields["url_template"].default
-    url = page_url(template, f"v{release}", page.removeprefix("docs/"))
-    return f"{url}#{anchor}" if anchor else url
+    return served_label(label, release)  # the eval's own mapping (assistant/eval/release_corpus.py)
 
 
 @dataclass

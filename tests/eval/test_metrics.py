@@ -204,23 +204,58 @@ def test_optional_fields_load(tmp_path):
     n1 = sets["near_miss"][0]
     assert (n1.contradiction, n1.relevant, n1.note, n1.pair) == ("hardware", ("docs/a.md#b",), "V100 is SM70", "n2")
     assert not n1.answerable
-    answered = {"0.33.0": {"section": "features/lora.md#Serving LoRA Adapters", "quote": "--lora-modules"}}
-    _write(tmp_path, "negatives", [{"id": "g1", "query": "q", "expect": "abstain", "answered_in": answered}])
+    answered = {"0.33.0": {"relevant": ["docs/features/lora.md#serving-lora-adapters"], "key_facts": ["--lora-modules"],
+                           "quote": "vllm serve --enable-lora --lora-modules"}}  # fmt: skip
+    _write(tmp_path, "negatives", [{"id": "g1", "query": "q", "expect": "abstain", "release_labels": answered}])
     g1 = load_set("negatives", tmp_path)[0]
     assert g1.answered_by("0.33.0") and not g1.answered_by("0.32.0")
-    assert g1.answered_in[0].section == "features/lora.md#Serving LoRA Adapters"
+    assert g1.on_release("0.32.0") is g1  # no label there: still a negative
+    _write(tmp_path, "negatives", [{**_NEG, "release_labels": {"0.33.0": {"relevant": []}}}])
+    read = load_set("negatives", tmp_path)[0]  # read on 0.33.0 and not answered there: still a negative
+    assert not read.answered_by("0.33.0") and read.on_release("0.33.0") is read
+    there = g1.on_release("0.33.0", "reports")  # on 0.33.0's docs: an answerable item, with its label's facts
+    assert (there.set, there.expect, there.relevant, there.key_facts) == (
+        "reports", "answer", ("docs/features/lora.md#serving-lora-adapters",), ("--lora-modules",)
+    )
 
 
-_ANSWERED = {"0.33.0": {"section": "features/lora.md#Serving LoRA Adapters", "quote": "--lora-modules"}}
+def test_an_answerable_items_release_label_replaces_its_sources_and_keeps_its_facts_unless_given(tmp_path):
+    labels = {"0.33.0": {"relevant": ["docs/b.md#c"]}, "0.9.0": {"relevant": [], "key_facts": ["y"]}}
+    _write(tmp_path, "docs", [{**_EN, "release_labels": labels}])
+    d1 = load_set("docs", tmp_path)[0]
+    assert (d1.relevant, d1.key_facts) == (("a",), ("x",))  # the gate's labels are unchanged
+    assert (d1.on_release("0.33.0").relevant, d1.on_release("0.33.0").key_facts) == (("docs/b.md#c",), ("x",))
+    assert (d1.on_release("0.9.0").relevant, d1.on_release("0.9.0").key_facts) == ((), ("y",))
+    assert not d1.answered_by("0.33.0")  # only a negative is "answered by" a release
+
+
+def test_a_rendering_must_expect_its_twins_sources_on_each_release_too(tmp_path):
+    _write(tmp_path, "docs", [{**_EN, "release_labels": {"0.33.0": {"relevant": ["docs/b.md#c"]}}}])
+    _write(tmp_path, "docs_zh", [{**_ZH, "release_labels": {"0.33.0": {"relevant": ["docs/b.md#d"]}}}])
+    with pytest.raises(DatasetError, match=r"release_labels\['0.33.0'\] relevant differs from its twin"):
+        load_sets(["docs_zh"], tmp_path)
+    _write(tmp_path, "docs_zh", [_ZH])  # a twin with a label and a rendering without: the same error
+    with pytest.raises(DatasetError, match="relevant differs from its twin"):
+        load_sets(["docs_zh"], tmp_path)
+
+
+_LABEL = {"relevant": ["docs/a.md#b"], "key_facts": ["x"], "quote": "x is the fix"}
+_NEG = {"id": "g1", "query": "q", "expect": "abstain"}
 
 
 @pytest.mark.parametrize(
     "name, row, message",
     [
-        ("docs", {**_EN, "answered_in": _ANSWERED}, "'answered_in' is only for negatives"),
-        ("negatives", {"id": "g1", "query": "q", "expect": "abstain", "answered_in": ["0.33.0"]}, "release -> "),
-        ("negatives", {"id": "g1", "query": "q", "expect": "abstain", "answered_in": {"0.33.0": {"section": "a.md"}}},
-         "needs a non-empty 'section' and 'quote'"),
+        ("negatives", {**_NEG, "answered_in": {"0.33.0": {"section": "a.md", "quote": "x"}}}, "now 'release_labels'"),
+        ("negatives", {**_NEG, "release_labels": ["0.33.0"]}, "release -> "),
+        ("negatives", {**_NEG, "release_labels": {"0.33.0": {**_LABEL, "relevant": []}}}, "takes nothing else"),
+        ("negatives", {**_NEG, "release_labels": {"0.33.0": {"relevant": ["docs/a.md#b"], "quote": "x"}}},
+         "'key_facts' must be a non-empty"),
+        ("negatives", {**_NEG, "release_labels": {"0.33.0": {**_LABEL, "quote": ""}}}, "'quote' must be a sentence"),
+        ("docs", {**_EN, "release_labels": {"0.33.0": {"relevant": ["a.md#b"]}}}, "must name sections of the release"),
+        ("docs", {**_EN, "release_labels": {"0.33.0": {"relevant": ["docs/a.md"], "key_facts": ["("]}}}, "not a valid regex"),
+        ("docs", {**_EN, "release_labels": {"0.33.0": {"relevant": [], "section": "a"}}}, "optionally 'key_facts'"),
+        ("near_miss", {**_NEAR, "release_labels": {"0.33.0": _LABEL}}, "not near-misses"),
         ("near_miss", {**_NEAR, "contradiction": "gpu"}, "contradiction 'gpu' is not one of: hardware, version_fixed"),
         ("negatives", {"id": "g1", "query": "q", "expect": "abstain", "contradiction": "hardware"}, "only for not_fix"),
         ("docs_zh", {k: v for k, v in _ZH.items() if k != "pair"}, "needs 'pair'"),

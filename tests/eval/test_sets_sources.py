@@ -5,6 +5,13 @@ Why: a renamed heading (a new anchor), a section that moved, or a regex that no 
 would make a question unanswerable by construction, and the eval would blame the pipeline for it. The chunks come
 from the same loaders the ingest uses (`discover` + `load_file` over the folders `build_index` ingests); nothing is
 embedded and no index is built, so this runs in about a second.
+
+The same for each item's labels on vLLM 0.33.0's own docs (`release_labels`, what `make run` serves): every docs,
+docs_zh and reports item has one; each section it names is a section of the release's source distribution as the
+sync splits it (`page_chunks`, the chunks `make run` indexes) and holds every key fact; a `[]` label (no section
+states the fix) is checked too: no section holds every key fact. A negative with a label is answerable there: its
+section holds its key facts and the sentence it quotes, and its question does not already match them. Reads the
+cached sdist (`.data/wheels`, downloaded once, as tests/release/test_release_real_sdist.py does).
 """
 
 from __future__ import annotations
@@ -15,10 +22,12 @@ from functools import lru_cache
 import pytest
 
 from assistant.eval.dataset import Item, load_sets
+from assistant.eval.release_corpus import release_pages, release_sections, served_label
 from assistant.eval.runner import DEFAULT_DOCS_DIR
 from assistant.ingest.loader import discover, load_file
 from assistant.models import Chunk
-from assistant.settings import Settings
+from assistant.release_cli import EVAL_RELEASE
+from assistant.settings import REPO_ROOT, Settings
 
 CHECKED_SETS = ("docs", "reports")
 _PART = re.compile(r"~\d+$")  # a long section's second, third, ... part: `<source>#<anchor>~2`
@@ -70,3 +79,102 @@ def test_relevant_sources_exist_and_hold_the_key_facts(item: Item):
     texts = [chunk.full_text() for label in item.relevant for chunk in chunks_of(label)]
     absent = [fact for fact in item.key_facts if not any(re.search(fact, t, re.IGNORECASE) for t in texts)]
     assert not absent, f"{item.id}: key facts {absent} are in none of {list(item.relevant)}"
+
+
+# --- the labels on vLLM 0.33.0's own docs (what `make run` serves) --------------------------------------------------
+
+RELEASE_SETS = ("docs", "docs_zh", "reports")
+
+
+@lru_cache(maxsize=1)
+def release_docs() -> tuple[dict[str, str], dict[str, list[Chunk]]]:
+    """(pages, sections) of the release's sdist: {path under docs/: text}, {section id make run cites: its chunks}."""
+    settings = Settings(wheel_cache_dir=REPO_ROOT / ".data" / "wheels")
+    pages = release_pages(EVAL_RELEASE, settings)
+    return pages, release_sections(pages, EVAL_RELEASE)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())  # line breaks and non-breaking spaces as one space
+
+
+def label_problems(item: Item, release: str = EVAL_RELEASE) -> list[str]:
+    """What is wrong with `item`'s label on `release` against that release's pages (empty: it holds)."""
+    pages, sections = release_docs()
+    label = item.label_for(release)
+    if label is None:
+        return [f"{item.id}: no release_labels[{release!r}]"] if item.answerable else []
+    out = []
+    facts = label.key_facts or item.key_facts
+    named: list[Chunk] = []
+    for ref in label.relevant:
+        if "#" not in ref:  # a page label: the page must exist
+            if ref.removeprefix("docs/") not in pages:
+                out.append(f"{item.id}: {ref} is not a page of {release}'s docs")
+            continue
+        chunks = sections.get(served_label(ref, release))
+        if not chunks:
+            out.append(f"{item.id}: {ref} is not a section of {release}'s docs ({served_label(ref, release)})")
+        named += chunks or []
+    texts = [c.full_text() for c in named]
+    if label.relevant:
+        absent = [f for f in facts if not any(re.search(f, t, re.IGNORECASE) for t in texts)]
+        if absent and named:
+            out.append(f"{item.id}: key facts {absent} are in none of {list(label.relevant)}")
+    else:  # "no section of this release states the fix": none may hold every key fact
+        holding = [
+            sid for sid, chunks in sections.items()
+            if all(any(re.search(f, c.full_text(), re.IGNORECASE) for c in chunks) for f in facts)
+        ]  # fmt: skip
+        if holding:
+            out.append(f"{item.id}: labelled [] on {release}, but {holding[:3]} hold every key fact")
+    if label.key_facts or not item.answerable:  # facts written for this release: the question must not match them
+        echoed = [f for f in facts if re.search(f, item.query, re.IGNORECASE)]
+        if echoed:
+            out.append(f"{item.id}: key facts {echoed} already match the question")
+    if label.quote and not any(_words(label.quote) in _words(c.data.get("body", "")) for c in named):
+        out.append(f"{item.id}: the quote {label.quote[:60]!r}... is in none of {list(label.relevant)}")
+    return out
+
+
+def release_checked_items() -> list[Item]:
+    sets = load_sets([*RELEASE_SETS, "negatives"])
+    return [item for name in sets for item in sets[name] if item.answerable or item.answered_by(EVAL_RELEASE)]
+
+
+def test_every_docs_item_has_a_label_on_the_release_and_negatives_that_it_answers_are_labelled():
+    sets = load_sets([*RELEASE_SETS, "negatives"])
+    unlabelled = [i.id for name in sets for i in sets[name] if i.label_for(EVAL_RELEASE) is None]
+    assert not unlabelled, f"no release_labels[{EVAL_RELEASE!r}]: {unlabelled}"  # a negative too: [] = still one
+    answered = [i.id for i in sets["negatives"] if i.answered_by(EVAL_RELEASE)]
+    assert len(answered) >= 25, answered  # the 25 the release's docs answer (eval/README.md)
+
+
+@pytest.mark.parametrize("item", release_checked_items(), ids=lambda item: item.id)
+def test_release_labels_name_sections_of_the_release_that_hold_the_key_facts(item: Item):
+    problems = label_problems(item)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_release_label_check_can_fail():
+    from dataclasses import replace
+
+    from assistant.eval.dataset import ReleaseLabel
+
+    sets = load_sets(["docs", "negatives"])
+    doc = next(i for i in sets["docs"] if i.id == "doc-01")
+    neg = next(i for i in sets["negatives"] if i.answered_by(EVAL_RELEASE))
+    label = doc.label_for(EVAL_RELEASE)
+    assert label is not None and not label_problems(doc)
+
+    def relabel(item: Item, **kw) -> Item:
+        return replace(item, release_labels=(replace(item.label_for(EVAL_RELEASE), **kw),))
+
+    assert "is not a section" in label_problems(relabel(doc, relevant=("docs/usage/troubleshooting.md#no-such",)))[0]
+    assert "are in none of" in label_problems(relabel(doc, key_facts=("no such fact anywhere",)))[0]
+    assert "hold every key fact" in label_problems(relabel(doc, relevant=()))[0]
+    assert "already match the question" in label_problems(relabel(neg, key_facts=(re.escape(neg.query[:20]),)))[-1]
+    assert "the quote" in label_problems(relabel(neg, quote="a sentence the page does not have"))[0]
+    assert label_problems(replace(doc, release_labels=(ReleaseLabel("0.1.0", ()),))) == [
+        f"doc-01: no release_labels[{EVAL_RELEASE!r}]"
+    ]

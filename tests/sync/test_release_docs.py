@@ -165,29 +165,38 @@ def test_a_sync_holding_the_index_at_start_up_leaves_the_server_ready_without_th
         assert not any(r.startswith("/files/") for r in index.requests)
 
 
-def test_the_eval_scores_the_docs_make_run_answers_from_leaving_out_the_negatives_they_answer(
-    tmp_path, monkeypatch, capsys
-):
+def test_the_eval_scores_what_make_run_serves_with_each_items_labels_on_that_release(tmp_path, monkeypatch, capsys):
+    """`eval --docs-release` builds its index by the server's start-up step (the entries, the release's code facts
+    from its wheel, its docs from its sdist), and a negative labelled as answered by that release is answerable."""
+    import shutil
+
     sets = tmp_path / "sets"
     sets.mkdir()
+    label = {"relevant": ["docs/usage/troubleshooting.md#enable-more-logging"], "key_facts": ["VLLM_LOGGING_LEVEL"],
+             "quote": "`export VLLM_LOGGING_LEVEL=DEBUG` to turn on more logging."}
     rows = [
         {"id": "n-1", "query": "How do I make a sourdough bread starter?", "lang": "en", "kind": "general",
          "expect": "abstain"},
         {"id": "n-2", "query": HANG, "lang": "en", "kind": "uncovered_vllm", "expect": "abstain",
-         "answered_in": {VERSION: {"section": "usage/troubleshooting.md#Hangs", "quote": "VLLM_LOGGING_LEVEL=DEBUG"}}},
+         "release_labels": {VERSION: label}},
     ]  # fmt: skip
     (sets / "negatives.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    wheel = build_wheel(tmp_path, VERSION)
+    (tmp_path / "w" / VERSION).mkdir(parents=True)
+    shutil.copy(wheel, tmp_path / "w" / VERSION / wheel.name)  # the wheel cache: nothing for pip to download
     with FakeIndex() as index:
         index.add(SDIST, _blob())
         monkeypatch.setenv("ASSISTANT_PACKAGE_INDEX_URL", index.url)
         monkeypatch.setenv("ASSISTANT_WHEEL_CACHE_DIR", str(tmp_path / "w"))
         argv = ["eval", "--sets-dir", str(sets), "--systems", "bm25", "--json", "--index-dir", str(tmp_path / "i")]
-        assert main([*argv, "--docs-release", VERSION]) == 0
+        assert main([*argv, "--set", "all", "--docs-release", VERSION]) == 0
     out = capsys.readouterr()
-    row = next(r for r in json.loads(out.out)["rows"] if r["set"] == "negatives")
-    assert row["n"] == 1  # n-2 is answered by this release's docs: not a negative here
-    assert f"left out 1 negatives vLLM {VERSION}'s docs answer: n-2" in out.err
-    pages = tmp_path / "w" / VERSION / "docs-tree" / "docs"
-    assert (pages / "usage" / "troubleshooting.md").is_file()  # the sdist's docs/, where the eval reads them
-    assert main([*argv, "--docs-release", VERSION, "--docs-dir", str(pages)]) == 2
+    rows_out = {r["set"]: r for r in json.loads(out.out)["rows"]}
+    assert rows_out["negatives"]["n"] == 1  # n-1; n-2 is answered by this release's docs
+    assert f"1 negatives are answerable on vLLM {VERSION}'s docs: n-2" in out.err
+    assert f"code facts of {VERSION}" in out.err  # the release's source was read, as `make run` reads it
+    assert (tmp_path / "i" / "releases" / f"vllm-{VERSION}.json.gz").is_file()
+    meta = json.loads(out.out)["meta"]
+    assert meta["index_chunks"] > CURATED and meta["corpus"] == f"make run's for vLLM {VERSION}"
+    assert main([*argv, "--docs-release", VERSION, "--docs-dir", str(tmp_path)]) == 2
     assert "cannot be combined with --docs-dir" in capsys.readouterr().err

@@ -1,0 +1,52 @@
+"""The release's code facts as the citation check sees them: an answer on `make run`'s corpus cites env vars, flags
+and raise/log sites of the release's source (`vllm-0.33.0:VLLM_X`, `vllm-0.33.0:--flag`,
+`vllm-0.33.0:vllm/x.py:12:raise`), which are not chunks of the embedded index. Each is turned into a chunk-shaped
+record of everything the store says about it, so a claim that cites it is checked against it like any other source
+(`metrics.check_citations`); an id the store does not have stays unknown (an invalid citation)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+
+from assistant.models import Chunk
+from assistant.release.knowledge import ReleaseKnowledge
+from assistant.release.models import CodeSite, EnvVar, Flag
+
+
+def _text(fact: CodeSite | EnvVar | Flag) -> str:
+    fields = json.dumps(dataclasses.asdict(fact), ensure_ascii=False, default=str)
+    extra: list[str] = []
+    if isinstance(fact, CodeSite):  # what the answer's code lines derive from the record: the call and "no `if`"
+        call = f"logger.{fact.exception}" if fact.kind == "log" else f"raise {fact.exception}"
+        extra = [fact.template.render(), call, fact.condition or "no if guards it"]
+    return "\n".join([f"vLLM {fact.release}", *extra, fields])
+
+
+def code_fact_lookup(knowledge: ReleaseKnowledge) -> Callable[[str], Chunk | None]:
+    """id -> the code fact's record as a chunk (None for an id no indexed release has); built on first use."""
+    facts: dict[str, CodeSite | EnvVar | Flag] = {}
+
+    def table() -> dict[str, CodeSite | EnvVar | Flag]:
+        if not facts:
+            for version, release in knowledge.releases().items():
+                for site in release.facts.sites:
+                    facts[site.id] = site
+                for env in release.facts.env_vars:
+                    facts[f"vllm-{version}:{env.name}"] = env
+                for flag in release.facts.flags:
+                    for name in (flag.flag, *flag.aliases):
+                        facts[f"vllm-{version}:{name}"] = flag
+        return facts
+
+    def lookup(cid: str) -> Chunk | None:
+        if not cid.startswith("vllm-"):
+            return None
+        fact = table().get(cid)
+        if fact is None:
+            return None
+        text = _text(fact)
+        return Chunk(id=cid, kind="doc", title=cid, source=fact.url, origin="", dense_text=text, lexical_text=text)
+
+    return lookup

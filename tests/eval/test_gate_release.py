@@ -1,0 +1,101 @@
+"""The CI gate on what users get: the full pipeline on the held-out split, over `make run`'s own corpus.
+
+`make run` serves the curated entries, vLLM 0.33.0's docs (from its source distribution) and its code facts (env
+vars, flags, raise and log sites, from its wheel). This gate's index is built by the server's own start-up step
+(`Assistant.prepare_index`, through `assistant/eval/release_corpus.py`) once per checkout in
+`.index/makerun-0.33.0` (the sdist and the wheel are downloaded once into `.data/wheels`), and each item is scored
+with its labels on 0.33.0's pages (`release_labels`; a negative those pages answer is answerable here). Only
+held-out questions are scored (`assistant/eval/split.py`), so these are out-of-sample numbers.
+
+The floors are rows of floors.csv named `release_*` (the same rules as the gate's: one question below the
+measurement, and a loosening only with a reason); issue 21's targets are docs key facts on the lead 0.85, reports
+0.70, false abstentions 0.08, abstention recall 0.85 and the Chinese renderings within 5 points of English. A
+failing assertion lists the failing questions. If one fails, improve the pipeline; never lower a floor to hide a
+regression.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.eval.release_corpus import build_release_index, release_pages, release_sections, release_settings
+from assistant.eval.runner import EvalRun, failure_lines, paired_chinese, run_eval
+from assistant.release_cli import EVAL_RELEASE
+from assistant.service import Assistant
+from assistant.settings import Settings
+from tests.eval import floors
+
+SETS = ["seed", "docs", "docs_zh", "reports", "negatives"]
+ANSWERABLE = ("seed", "docs", "docs_zh", "reports")
+FLOOR = floors.latest()
+
+
+def _check(name: str, value: float) -> str:
+    """`value` against the floor `name`: an empty string when it holds, else the line a failure starts with."""
+    f = FLOOR[name]
+    return "" if f.holds(value) else f"{name} {value:.3f} {'<' if f.bound == 'min' else '>'} {f.value}"
+
+
+@pytest.fixture(scope="module")
+def assistant() -> Assistant:
+    a = Assistant(release_settings(Settings(answer_backend="extractive"), EVAL_RELEASE))
+    build_release_index(a)
+    return a
+
+
+@pytest.fixture(scope="module")
+def run(assistant) -> EvalRun:
+    return run_eval(
+        assistant.settings, SETS, ["full"], assistant=assistant, split="held_out", docs_release=EVAL_RELEASE
+    )
+
+
+def _row(run: EvalRun, set_name: str) -> dict[str, float]:
+    return next(r.metrics for r in run.rows if r.set == set_name and r.system == "full")
+
+
+def _failures(run: EvalRun, sets: tuple[str, ...], needle: str) -> str:
+    lines = [f for f in failure_lines([r for r in run.results if r.item.set in sets], "full") if needle in f]
+    return "\n".join(lines)
+
+
+def test_the_index_is_what_make_run_serves(assistant, run):
+    """The entries, the release's docs cited at its URL, and its code facts: not the gate's shared copy."""
+    ids = set(assistant.store.hashes())
+    pages = release_pages(EVAL_RELEASE, assistant.settings)
+    sections = {c.id for chunks in release_sections(pages, EVAL_RELEASE).values() for c in chunks}
+    assert sections <= ids, f"{len(sections - ids)} chunks of the release's docs are not indexed"
+    assert not any(i.startswith("docs/") for i in ids)  # nothing of the gate's shared copy
+    assert EVAL_RELEASE in assistant.releases.versions
+    assert run.meta["corpus"] == f"make run's for vLLM {EVAL_RELEASE}"
+
+
+@pytest.mark.parametrize("set_name", ["docs", "reports"])
+def test_key_fact_recall_on_the_lead(run, set_name):
+    value = _row(run, set_name)["key_fact_recall"]
+    assert not (bad := _check(f"release_{set_name}_key_facts", value)), f"{bad}\n{_failures(run, (set_name,), '')}"
+
+
+def test_abstention_recall_on_negatives(run):
+    value = _row(run, "all")["abstain_recall"]
+    detail = _failures(run, ("negatives",), "answered a negative")
+    assert not (bad := _check("release_abstain_recall", value)), f"{bad} (negatives abstained on)\n{detail}"
+
+
+def test_false_abstentions_on_answerable(run):
+    value = _row(run, "all")["false_abstention"]
+    detail = _failures(run, ANSWERABLE, "abstained on an answerable")
+    assert not (bad := _check("release_false_abstention", value)), f"{bad} (answerable abstained on)\n{detail}"
+
+
+def test_chinese_renderings_do_as_well_as_their_english_twins(run):
+    pairs = paired_chinese(run.results, "full")
+    assert pairs and not (bad := _check("release_chinese_pairs", pairs["n"])), f"too few Chinese pairs: {bad}"
+    gap = pairs["zh_hit@3"] - pairs["en_hit@3"]
+    detail = _failures(run, ("docs_zh",), "")
+    assert not (bad := _check("release_zh_minus_en_hit_at_3", gap)), f"{bad}: zh hit@3 {pairs['zh_hit@3']:.3f}\n{detail}"
+    gap = pairs["zh_key_facts"] - pairs["en_key_facts"]
+    assert not (bad := _check("release_zh_minus_en_key_facts", gap)), (
+        f"{bad}: zh key facts {pairs['zh_key_facts']:.3f} vs en {pairs['en_key_facts']:.3f}\n{detail}"
+    )
+
