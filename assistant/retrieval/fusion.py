@@ -10,6 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# Channel weights per question language. "dense": MiniLM (English only), "lexical": BM25, "use": the
+# multilingual USE model (`Settings.use_channel`). Without USE, a Chinese question leans on the lexical side:
+# MiniLM reads only its glossary rendering.
+WEIGHTS = {"en": {"dense": 0.5, "lexical": 0.5}, "zh": {"dense": 0.35, "lexical": 0.65}}
+# With USE: chosen by `eval/fit_fusion.py` on the fitting side of the eval split only (best MRR@10 there).
+WEIGHTS_USE = {
+    "en": {"dense": 0.5, "lexical": 0.5, "use": 0.25},
+    "zh": {"dense": 0.35, "lexical": 0.65, "use": 0.5},
+}
+
+
+def channel_weights(lang: str, with_use: bool) -> dict[str, float]:
+    """The weights to fuse a question's channels with (English's for a language without its own)."""
+    table = WEIGHTS_USE if with_use else WEIGHTS
+    return dict(table.get(lang, table["en"]))
+
 
 def normalize(scores: Mapping[str, float]) -> dict[str, float]:
     """Min-max to 0..1; a channel with one distinct value gives 1.0 to all."""
