@@ -61,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--docs-release", metavar="VERSION", help="rank on vLLM VERSION's own docs (.index/eval-VERSION)")
     p.add_argument("--also-gate", action="store_true", help="with --docs-release: the gate's corpus counts too")
     p.add_argument("--sets-dir", type=Path, default=DEFAULT_SETS_DIR)
+    p.add_argument("--lang", choices=("en", "zh"), action="append", help="fit this language only (repeatable)")
+    p.add_argument("--use", type=float, nargs="+", default=list(USE), help="the USE weights to try")
+    p.add_argument("--dense", type=float, nargs="+", help="the MiniLM shares to try (default: per language)")
     args = p.parse_args(argv)
     say = lambda m: print(m, file=sys.stderr, flush=True)
 
@@ -83,12 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     sets = load_sets("all", args.sets_dir)
     fitting = [i for name in ANSWERABLE for i in sets.get(name, []) if i.relevant and not is_held_out(i)]
     chosen: dict[str, dict[str, float]] = {}
-    for lang in ("en", "zh"):
+    for lang in args.lang or ("en", "zh"):
         items = [i for i in fitting if detect_lang(i.query) == lang]  # the weights retrieval will use for it
         say(f"{lang}: {len(items)} labelled fitting questions")
         queries = [analysed(a, items) for a in corpora]
         table = []
-        for d, u in itertools.product(DENSE[lang], USE):
+        for d, u in itertools.product(args.dense or DENSE[lang], args.use):
             w = {"dense": d, "lexical": round(1 - d, 3), "use": u}
             weights = {"en": w, "zh": w}  # only this language's questions are ranked
             per = [ranks(a, items, q, weights) for a, q in zip(corpora, queries)]

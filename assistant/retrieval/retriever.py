@@ -101,7 +101,7 @@ class Retriever:
         (the USE one only while that channel is on)."""
         if query.dense_vector is None:
             query = replace(query, dense_vector=self.embedder.embed([query.dense_text])[0])
-        if query.use_vector is None and self.use_matrix() is not None:
+        if query.use_vector is None and self._weights(query.lang, True).get("use") and self.use_matrix() is not None:
             # The user's own words: USE reads Chinese, so it needs no glossary rendering.
             query = replace(query, use_vector=self.use_embedder.embed([query.focus_text or query.dense_text])[0])
         return query
@@ -129,8 +129,9 @@ class Retriever:
         return matrix if matrix is not None and matrix.complete else None
 
     def _weights(self, lang: str, with_use: bool) -> dict[str, float]:
+        """The fusion weights of a question in `lang`; a language whose USE weight is 0 skips that channel."""
         if self.weights is not None:
-            return dict(self.weights[lang])
+            return dict(self.weights.get(lang, self.weights["en"]))
         return channel_weights(lang, with_use)
 
     def refresh(self) -> None:
@@ -167,7 +168,8 @@ class Retriever:
         lexical_ranked = lexical.top(bm25_all, n)
         top3 = {i for i, _ in dense_ranked[:3]} & {i for i, _ in lexical_ranked[:3]}  # the channels agree
         cos, bm25 = dict(dense_ranked), dict(lexical_ranked)
-        matrix = self.use_matrix() if query.use_vector is not None else None
+        with_use = query.use_vector is not None and bool(self._weights(query.lang, True).get("use"))
+        matrix = self.use_matrix() if with_use else None
         use = dict(matrix.nearest(query.use_vector, n)) if matrix is not None else {}
         # Score every candidate on every channel, so fusion compares like with like.
         missing = [cid for cid in {**bm25, **use} if cid not in cos]
