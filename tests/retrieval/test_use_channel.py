@@ -57,7 +57,7 @@ def test_ingest_stores_every_chunks_use_vector_and_a_restart_reads_them_without_
 def test_an_index_without_use_vectors_falls_back_to_minilm_and_bm25_with_a_notice(tmp_path, embedder, caplog):
     from assistant.service import Assistant
 
-    question = "CUDA out of memory when loading the model; what should I lower?"
+    question = "加载模型时显存不足，报 CUDA out of memory，应该调小哪个参数？"  # Chinese: the channel's language
     off = Assistant(make_settings(tmp_path, use_channel=False), embedder=embedder)
     off.ingest([off.settings.corpus_dir])  # built without the channel: no USE vectors stored
     _, before = off.retrieve(question)
@@ -95,3 +95,67 @@ def test_a_sync_style_write_without_use_vectors_turns_the_channel_off_until_fill
     assert a.ensure_use_vectors() == 1
     assert a.retriever.use_matrix() is not None and "docs/new.md#x" in a.retriever.use_matrix().ids
     ChromaStore(settings).delete(["docs/new.md#x"])  # the module's index as the other tests found it
+
+
+def test_english_questions_keep_minilm_and_bm25_and_are_not_embedded_by_use(entries_index, embedder):
+    from assistant.service import Assistant
+
+    on = Assistant(make_settings(entries_index, use_channel=True), embedder=embedder)
+    off = Assistant(make_settings(entries_index, use_channel=False), embedder=embedder)
+    question = "CUDA out of memory when loading the model; what should I lower?"
+    query, hits = on.retrieve(question)
+    assert on.retriever.use_matrix() is not None  # the channel is on, but its English weight is 0
+    assert query.use_vector is None and all(h.use is None for h in hits)
+    assert [h.chunk.id for h in hits] == [h.chunk.id for h in off.retrieve(question)[1]]
+
+
+@pytest.mark.parametrize(
+    ("question", "section"),
+    [
+        ("怎么打开更详细的日志来排查问题", "docs/usage/troubleshooting.md#enable-more-logging"),
+        ("升级之后生成的质量变差了，回答和以前不一样", "docs/usage/troubleshooting.md#generation-quality-changed"),
+        ("同样的提示词每次生成的结果都不一样，怎么让输出可复现？", "docs/usage/reproducibility.md#default-behavior"),
+    ],
+)
+def test_the_channel_ranks_a_chinese_questions_section_above_where_minilm_and_bm25_put_it(
+    docs_assistant, embedder, question, section
+):
+    """Questions written in plain Chinese, no English term in them: MiniLM reads only their glossary rendering."""
+    from assistant.service import Assistant
+
+    index = docs_assistant.settings.index_dir
+    on = Assistant(make_settings(index, use_channel=True), embedder=embedder)
+    assert on.missing_use_vectors() == []  # stored at ingest (the channel is on by default)
+    off = Assistant(make_settings(index, use_channel=False), embedder=embedder)
+
+    def rank(a) -> int:
+        sources = [h.chunk.source for h in a.retrieve(question, k=10)[1]]
+        return sources.index(section) + 1 if section in sources else 99
+
+    without, with_use = rank(off), rank(on)
+    assert with_use == 1 and without > 1, (without, with_use)
+
+
+def test_the_server_is_ready_before_the_use_vectors_exist_and_the_channel_joins_once_they_are_filled(
+    tmp_path, embedder, caplog
+):
+    """What a first `make run` does: the release's docs come from a sync, written without USE vectors; the
+    server turns ready on MiniLM and BM25, and the background fill brings the channel in."""
+    from assistant.api.readiness import Readiness
+    from assistant.service import Assistant
+
+    off = Assistant(make_settings(tmp_path, use_channel=False), embedder=embedder)
+    off.ingest([off.settings.corpus_dir])
+    a = Assistant(make_settings(tmp_path, use_channel=True), embedder=embedder)
+    readiness = Readiness()
+    with caplog.at_level(logging.INFO):
+        readiness.prepare(a)
+        assert readiness.ready and readiness.fill is not None
+        readiness.fill.join(timeout=300)
+    assert not readiness.fill.is_alive()
+    messages = [r.getMessage() for r in caplog.records]
+    off_at = next(i for i, m in enumerate(messages) if m.startswith("USE channel off"))
+    assert off_at < messages.index("ready") < messages.index("USE vectors stored")  # ready came first
+    assert a.missing_use_vectors() == [] and a.retriever.use_matrix() is not None
+    query, hits = a.retrieve("加载模型时显存不足，应该调小哪个参数？")
+    assert query.use_vector is not None and hits[0].use is not None
