@@ -89,11 +89,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="use N queries spread evenly over the sets (0: all)")
     args = parser.parse_args()
 
-    import torch
-
+    from assistant.index.embedder import apply_torch_threads
     from assistant.service import Assistant
 
-    torch.set_num_threads(1)  # one thread, as each request is served
+    apply_torch_threads(Settings(torch_threads=1))  # one thread (PyTorch and BLAS), as app.py serves each request
     queries: list[str] = []
     for name in SETS:
         path = REPO_ROOT / "eval" / "sets" / f"{name}.jsonl"
