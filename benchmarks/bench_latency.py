@@ -62,10 +62,15 @@ def instrument(stages: Stages) -> None:
     from assistant.index.embedder import SentenceTransformerEmbedder
     from assistant.index.lexical import LexicalIndex
     from assistant.index.store import ChromaStore
+    from assistant.index.use_embedder import UseEmbedder
+    from assistant.index.use_vectors import UseMatrix
     from assistant.release.knowledge import ReleaseKnowledge
     from assistant.retrieval import retriever
 
     SentenceTransformerEmbedder.embed = stages.wrap("embedding", SentenceTransformerEmbedder.embed)
+    UseEmbedder.embed = stages.wrap("embedding (USE)", UseEmbedder.embed)
+    UseMatrix.nearest = stages.wrap("dense search (USE)", UseMatrix.nearest)
+    UseMatrix.similarities = stages.wrap("dense search (USE)", UseMatrix.similarities)
     ChromaStore.query = stages.wrap("dense search (Chroma)", ChromaStore.query)
     ChromaStore.vectors = stages.wrap("dense search (Chroma)", ChromaStore.vectors)
     LexicalIndex.scores = stages.wrap("lexical (BM25)", LexicalIndex.scores)
@@ -84,11 +89,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="use N queries spread evenly over the sets (0: all)")
     args = parser.parse_args()
 
-    import torch
-
+    from assistant.index.embedder import apply_torch_threads
     from assistant.service import Assistant
 
-    torch.set_num_threads(1)  # one thread, as each request is served
+    apply_torch_threads(Settings(torch_threads=1))  # one thread (PyTorch and BLAS), as app.py serves each request
     queries: list[str] = []
     for name in SETS:
         path = REPO_ROOT / "eval" / "sets" / f"{name}.jsonl"
@@ -116,7 +120,9 @@ def main() -> None:
             cpu.append((time.process_time() - c) * 1000)
 
     n = len(wall)
-    print(f"index: {a.store.count()} chunks at {a.store.location}; {len(queries)} queries x {args.repeat}; 1 thread")
+    channels = "MiniLM + BM25" + (" + USE" if a.retriever.use_matrix() is not None else "")
+    print(f"index: {a.store.count()} chunks at {a.store.location}; {len(queries)} queries x {args.repeat}; 1 thread;"
+          f" {channels}")  # fmt: skip
     print()
     print("| per answer | p50 ms | p95 ms | mean ms |")
     print("|---|---|---|---|")

@@ -55,7 +55,7 @@ class Readiness:
         self.attempts = 0
         self.index_problem: str | None = None  # the last failed index check, until one passes
         self.on_ready: list = []  # callables run once ready (e.g. app.py prints where to open the UI)
-        self.fill: threading.Thread | None = None  # the background fill of paragraph vectors, once ready
+        self.fill: threading.Thread | None = None  # the background fill of USE and paragraph vectors, once ready
 
     @property
     def ready(self) -> bool:
@@ -108,17 +108,25 @@ class Readiness:
         self.state, self.detail = "ready", ""
         self._event.set()
         log.info("ready", extra={"chunks": self.chunks, "seconds": round(self.seconds, 2)})
-        if todo:
+        if todo or assistant.settings.use_channel:
             self.start_block_fill(assistant, todo)
         for callback in self.on_ready:
             callback(self)
 
     def start_block_fill(self, assistant: Assistant, todo: list | None = None) -> threading.Thread:
-        """Store the paragraph vectors the index lacks (a sync's docs sections, an index built by an earlier
-        version) in the background: answers embed the missing ones on demand until the fill is done, so the
-        first start is ready as soon as the sections are indexed. Idempotent; a stopped fill resumes next start."""
+        """Store the vectors the index lacks (a sync's docs sections, an index built by an earlier version) in
+        the background: first the USE vectors (the multilingual channel joins retrieval once every chunk has
+        one), then the paragraph vectors (answers embed the missing ones on demand until then). So the first
+        start is ready as soon as the sections are indexed. Idempotent; a stopped fill resumes next start."""
 
         def fill() -> None:
+            try:
+                stored = assistant.ensure_use_vectors(progress=lambda m: log.debug("index progress", extra={"progress": m}))
+            except Exception:
+                log.exception("USE vectors not stored; the USE channel stays off")
+            else:
+                if stored:
+                    log.info("USE vectors stored", extra={"chunks": stored})
             try:
                 filled = assistant.ensure_block_vectors(
                     progress=lambda m: log.debug("index progress", extra={"progress": m}), todo=todo

@@ -51,6 +51,11 @@ def build_index(assistant: Assistant, docs_dir: Path, progress: Progress = lambd
         [assistant.settings.corpus_dir, docs_dir], progress=lambda m: None if m.startswith("skipped") else progress(m)
     )
     progress(f"eval index: {report.summary()}")
+    # Chunks ingested before the USE channel existed lack its vectors; the server fills them in the background,
+    # the eval now, so that every query runs on the same channels.
+    filled = assistant.ensure_use_vectors(progress=progress)
+    if filled:
+        progress(f"eval index: stored the USE vectors of {filled} chunks")
     assistant.warm_up()
 
 

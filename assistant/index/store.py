@@ -219,6 +219,13 @@ class ChromaStore:
             for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
                 yield _from_record(cid, doc, meta)
 
+    def documents(self, ids: Sequence[str]) -> dict[str, str]:
+        """id -> stored text (what the embedding model read) of those of `ids` that are stored."""
+        if not ids:
+            return {}
+        got = self.collection.get(ids=list(ids), include=["documents"])
+        return dict(zip(got["ids"], got["documents"]))
+
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}

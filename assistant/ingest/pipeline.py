@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import AssistantError, LoadError
+from assistant.index import use_vectors
 from assistant.index.block_vectors import embed_with_blocks
 from assistant.index.embedder import Embedder
 from assistant.index.store import ChromaStore
@@ -88,16 +89,22 @@ def write_chunks(
     batch_size: int = 64,
     progress: Progress = lambda _msg: None,
     with_blocks: bool = True,
+    use_embed: Callable[[list[str]], np.ndarray] | None = None,
 ) -> None:
     """Embed and upsert `todo` a batch at a time, then delete `stale`: the write path of ingest and sync alike.
     `with_blocks`: embed the docs sections' paragraphs too (index.block_vectors); a sync leaves them to the
-    server's background fill, so that a first start with thousands of docs sections is not twice as long."""
+    server's background fill, so that a first start with thousands of docs sections is not twice as long.
+    `use_embed`: the USE model, whose vector of each chunk is stored with it (index.use_vectors); a sync
+    leaves those to the background fill too."""
     for start in range(0, len(todo), batch_size):
         batch = todo[start : start + batch_size]
         if with_blocks:
             vectors, block_vectors = embed_with_blocks(batch, embed)
         else:
             vectors, block_vectors = embed([c.dense_text for c in batch]), None
+        if use_embed is not None:
+            use = use_vectors.fields_for(batch, use_embed)
+            block_vectors = [{**b, **u} for b, u in zip(block_vectors or [{}] * len(batch), use)]
         store.upsert(batch, vectors, block_vectors)
         progress(f"embedded {min(start + batch_size, len(todo))}/{len(todo)} chunks")
     store.delete(stale)
@@ -186,8 +193,11 @@ def ingest(
     progress: Progress = lambda _msg: None,
     batch_size: int = 64,
     plan: IngestPlan | None = None,
+    use_embedder: Embedder | None = None,
 ) -> IngestReport:
-    """Bring the index in line with `paths` (`plan`: one `plan_ingest` made just before, not made again)."""
+    """Bring the index in line with `paths` (`plan`: one `plan_ingest` made just before, not made again).
+    `use_embedder`: also store each written chunk's USE vector (`Settings.use_channel`)."""
     plan = plan if plan is not None else plan_ingest(paths, store, progress)
-    write_chunks(store, plan.todo, plan.stale, embedder.embed, batch_size, progress)
+    use_embed = use_embedder.embed if use_embedder is not None else None
+    write_chunks(store, plan.todo, plan.stale, embedder.embed, batch_size, progress, use_embed=use_embed)
     return plan.report

