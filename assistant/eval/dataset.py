@@ -17,7 +17,11 @@ Six sets, one shape each:
 - entry_near_miss: the near_miss shape, near-misses of the curated entries written the same way.
 
 In the two entry sets, every `near` and every `relevant` label that is not a docs source must be the id of a file in
-`corpus/entries/` (a renamed or deleted entry is an error, not a silently unanswerable question). The sets of
+`corpus/entries/` (a renamed or deleted entry is an error, not a silently unanswerable question). The docs-answered
+sets (docs, docs_zh, reports) may name curated entries too, beside their docs sections: an entry whose root cause and
+fix are the item's (`is_entry_label`: an id, not a path); it must exist, and be in each `release_labels` release's
+`relevant` as well (the release index holds the entries too). `entry_paraphrase` ({entry id: why}) marks an entry
+label whose text states the fix in other words than the key facts. The sets of
 HELD_OUT_SETS are held out whole: never fitted on (`assistant/eval/split.py`, `eval/calibrate.py`).
 
 An answerable line may give `"relevant": []`: no source's section answers it (the fix is only in a thread), so key-fact
@@ -108,6 +112,9 @@ class Item:
     pair: str | None = None
     note: str = ""
     release_labels: tuple[ReleaseLabel, ...] = ()
+    # (entry id, why) pairs: that entry label states the fix in other words than the key facts (the source check then does
+    # not require the entry's text to match every key fact; tests/eval/test_sets_sources.py)
+    entry_paraphrase: tuple[tuple[str, str], ...] = ()
 
     @property
     def answerable(self) -> bool:
@@ -180,6 +187,8 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
         raise DatasetError(f"{where}: 'answered_in' is now 'release_labels' (with 'relevant' and 'key_facts')")
     if "release_labels" in row and expect == "not_fix":
         raise DatasetError(f"{where}: 'release_labels' is for answerable items and negatives, not near-misses")
+    if "entry_paraphrase" in row and expect != "answer":
+        raise DatasetError(f"{where}: 'entry_paraphrase' is only for answerable items (it qualifies their entry labels)")
     if "contradiction" in row and expect != "not_fix":
         raise DatasetError(f"{where}: 'contradiction' is only for not_fix (near_miss) items")
     item = Item(
@@ -195,7 +204,15 @@ def parse_item(row: object, set_name: str, where: str) -> Item:
             relevant = _strings(row, "relevant", where, required=True)
         facts = _regexes(_strings(row, "key_facts", where, required=True), "key_facts", where)
         labels = _release_labels(row, where, negative=False)
-        return Item(**{**item.__dict__, "relevant": relevant, "key_facts": facts, "release_labels": labels})
+        paraphrase = row.get("entry_paraphrase", {})
+        if not isinstance(paraphrase, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in paraphrase.items()
+        ):
+            raise DatasetError(f"{where}: 'entry_paraphrase' must be an object of entry id -> a non-empty reason")
+        return Item(
+            **{**item.__dict__, "relevant": relevant, "key_facts": facts, "release_labels": labels,
+               "entry_paraphrase": tuple(paraphrase.items())}
+        )
     if expect == "not_fix":
         if not isinstance(row.get("near"), str) or not row["near"].strip():
             raise DatasetError(f"{where}: a not_fix item needs 'near', the id of the entry it resembles")
@@ -229,9 +246,11 @@ def _release_labels(row: dict, where: str, negative: bool) -> tuple[ReleaseLabel
             relevant: tuple[str, ...] = ()
         else:
             relevant = _strings(label, "relevant", at, required=True)
-        bad = [x for x in relevant if not x.startswith("docs/")]
+        bad = [x for x in relevant if not x.startswith("docs/") and not is_entry_label(x)]
         if bad:
-            raise DatasetError(f"{at}: relevant {bad} must name sections of the release's docs ('docs/<page>.md#...')")
+            raise DatasetError(
+                f"{at}: relevant {bad} must name sections of the release's docs ('docs/<page>.md#...') or curated entries"
+            )
         answers = negative and bool(relevant)  # a negative that release's docs answer: say what answers it
         facts = _regexes(_strings(label, "key_facts", at, required=answers), "key_facts", at)
         quote = label.get("quote", "")
@@ -269,23 +288,51 @@ def load_set(name: str, sets_dir: Path = DEFAULT_SETS_DIR) -> list[Item]:
     return items
 
 
+_ENTRY_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")  # a slug of several words: every id in corpus/entries/
+
+
+def is_entry_label(label: str) -> bool:
+    """Whether a `relevant` label names a curated entry (a hyphenated id such as `lora-rank-greater-than-max-lora-rank`), not a
+    docs source (`docs/<page>.md#anchor`, `env-vars-extracted.md#runtime`): entries are in every corpus the eval
+    scores (the gate's index and the release index alike), so an entry that states an item's fix is one of its labels."""
+    return bool(_ENTRY_ID.fullmatch(label))
+
+
 def entry_ids(entries_dir: Path = DEFAULT_ENTRIES_DIR) -> set[str]:
     """The curated entries' ids: their file names (the loader rejects a file whose `id` differs from its name)."""
     return {p.stem for p in entries_dir.glob("*.yaml")}
 
 
 def check_entry_labels(items: list[Item], known: set[str]) -> None:
-    """In an entry set, every `near` and every non-docs `relevant` label names a curated entry.
+    """Every entry label names a curated entry, and an item's entry labels are labels on each release it has.
+
+    In an entry set, every `near` and every non-docs `relevant` label is an entry id; in any other set, the labels of an
+    entry id's shape (`is_entry_label`) are, in `relevant` and in `release_labels`. An entry label of an item must be in
+    each of its `release_labels` too (the release index holds the curated entries as well, so what states the fix on
+    one corpus states it on the other), and `entry_paraphrase` may only name the item's own entry labels.
 
     Why: a question whose expected entry was renamed or deleted would score as a retrieval miss forever.
     """
     for item in items:
-        if item.set not in ENTRY_SETS:
-            continue
-        labels = ([item.near] if item.near else []) + [r for r in item.relevant if not r.startswith(DOCS_LABEL)]
+        if item.set in ENTRY_SETS:
+            labels = ([item.near] if item.near else []) + [r for r in item.relevant if not r.startswith(DOCS_LABEL)]
+        else:
+            labels = [r for r in item.relevant if is_entry_label(r)]
+        entries = [r for r in item.relevant if is_entry_label(r)]
+        for label in item.release_labels:
+            labels += [r for r in label.relevant if is_entry_label(r)]
+            dropped = [e for e in entries if e not in label.relevant]
+            if dropped:
+                raise DatasetError(
+                    f"{item.set} item {item.id!r}: entry labels {dropped} are missing from release_labels"
+                    f"[{label.release!r}]; the release index holds the curated entries too"
+                )
         unknown = [label for label in labels if label not in known]
         if unknown:
             raise DatasetError(f"{item.set} item {item.id!r}: {unknown} is not the id of any entry in corpus/entries/")
+        stray = [e for e, _ in item.entry_paraphrase if e not in entries]
+        if stray:
+            raise DatasetError(f"{item.set} item {item.id!r}: entry_paraphrase names {stray}, which are not its entry labels")
 
 
 def load_sets(

@@ -390,3 +390,24 @@ def test_entry_sets_take_the_shapes_of_seed_and_near_miss(tmp_path):
     _write(tmp_path, "entry_near_miss", [{**_NEAR, "near": ""}])
     with pytest.raises(DatasetError, match="needs 'near'"):
         load_set("entry_near_miss", tmp_path)
+
+
+def test_entry_labels_of_the_docs_answered_sets_must_name_entries_that_every_release_label_keeps(tmp_path):
+    """A docs or reports item may name a curated entry beside its sections (entries are in every corpus scored):
+    the entry must exist, be kept in each release label, and `entry_paraphrase` may only name such a label."""
+    release = {"0.33.0": {"relevant": ["docs/a.md#b", _ENTRY]}}
+    _write(tmp_path, "docs", [{**_EN, "relevant": ["docs/a.md#b", _ENTRY], "release_labels": release,
+                               "entry_paraphrase": {_ENTRY: "states the fix in other words"}}])
+    item = load_sets(["docs"], tmp_path)["docs"][0]
+    assert item.relevant == ("docs/a.md#b", _ENTRY) and dict(item.entry_paraphrase) == {_ENTRY: "states the fix in other words"}
+    for row, message in (
+        ({**_EN, "relevant": ["no-such-entry"]}, "is not the id of any entry"),
+        ({**_EN, "relevant": [_ENTRY], "release_labels": {"0.33.0": {"relevant": ["docs/a.md#b"]}}}, "missing from release_labels"),
+        ({**_EN, "relevant": [_ENTRY], "release_labels": {"0.33.0": {"relevant": [_ENTRY, "no-such-entry"]}}},
+         "is not the id of any entry"),
+        ({**_EN, "relevant": ["docs/a.md#b"], "entry_paraphrase": {_ENTRY: "why"}}, "which are not its entry labels"),
+        ({**_EN, "relevant": [_ENTRY], "entry_paraphrase": {_ENTRY: " "}}, "non-empty reason"),
+    ):
+        _write(tmp_path, "docs", [row])
+        with pytest.raises(DatasetError, match=message):
+            load_sets(["docs"], tmp_path)
