@@ -21,7 +21,9 @@ def _text(fact: CodeSite | EnvVar | Flag) -> str:
     if isinstance(fact, CodeSite):  # what the answer's code lines derive from the record: the call and "no `if`"
         call = f"logger.{fact.exception}" if fact.kind == "log" else f"raise {fact.exception}"
         extra = [fact.template.render(), call, fact.condition or "no if guards it"]
-    return "\n".join([f"vLLM {fact.release}", *extra, fields])
+    # The text fields as written too: JSON escapes the quotes of a help text's own example (`{"name": ...}`).
+    raw = [v for v in dataclasses.asdict(fact).values() if isinstance(v, str) and '"' in v]
+    return "\n".join([f"vLLM {fact.release}", *extra, fields, *raw])
 
 
 def code_fact_lookup(knowledge: ReleaseKnowledge) -> Callable[[str], Chunk | None]:

@@ -177,9 +177,10 @@ class ReleaseKnowledge:
         names = []
         about_cli = bool(_VLLM_CLI.search(text))
         foreign = other_program_flags(text)  # `docker run --gpus all ... vllm/vllm-openai`: Docker's flags
-        for name in dict.fromkeys(n.split("=", 1)[0] for n in (*env_vars, *flags)):
-            if name in foreign:
-                continue
+        # A flag by the name vLLM's parser gives it (`--max_model_len` is `--max-model-len`): one fact, and the
+        # citation names the flag the release defines.
+        given = (n.split("=", 1)[0] for n in (*env_vars, *flags))
+        for name in dict.fromkeys(canonical_flag(n) for n in given if n not in foreign):
             fact = self.name_fact(name)
             # A flag no release has is worth stating only where the text is about vLLM's command line
             # (`pip download --no-deps` is not a vLLM flag, and nobody asked).

@@ -34,3 +34,14 @@ def test_code_fact_citations_are_checked_against_the_fact_they_cite(tmp_path):
     assert not wrong.valid and "VLLM_OTHER" in wrong.problems[0]
     assert lookup("vllm-9.9.0:VLLM_NOT_THERE") is None and lookup("docs/usage/faq.md#a") is None
     assert not check_citations("`VLLM_NOT_THERE` [1]", {1: lookup("vllm-9.9.0:VLLM_NOT_THERE")}).valid
+
+
+def test_a_help_text_quoting_json_is_found_as_written(tmp_path):
+    """`--lora-modules`' help carries a JSON example; the record's JSON form escapes its quotes, the claim does not."""
+    lora = Flag("9.9.0", "--lora-modules", (), "str", "None", (), 'JSON format: `{"name": "name", "path": "lora_path"}`',
+                "vllm/cli_args.py", 9)  # fmt: skip
+    store = ReleaseStore(tmp_path)
+    store.save(ReleaseFacts("9.9.0", "test", flags=[lora], files=1))
+    fact = code_fact_lookup(ReleaseKnowledge(store))("vllm-9.9.0:--lora-modules")
+    claim = '- `--lora-modules` (flag, `str`): JSON format: `{"name": "name", "path": "lora_path"}` — vLLM 9.9.0 [1]'
+    assert check_citations(claim, {1: fact}).valid

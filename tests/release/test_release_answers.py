@@ -66,8 +66,10 @@ def test_docker_flags_and_underscore_spellings_are_not_called_missing_vllm_flags
     for docker_flag in ("--gpus", "--ipc", "-v", "-p"):
         assert f"`{docker_flag}` does not exist" not in body
     assert "`--gpu_memory_utilization` does not exist" not in body
-    line = next(ln for ln in body.splitlines() if "`--gpu_memory_utilization`" in ln)
-    assert "default changed" in line  # found under its dashed name: the same facts as `--gpu-memory-utilization`
+    line = next(ln for ln in body.splitlines() if "`--gpu-memory-utilization`" in ln)
+    assert "default changed" in line  # stated under the name the release defines, and cited by it
+    assert any(c.id.endswith(":--gpu-memory-utilization") for c in answer.citations)
+    assert not any("--gpu_memory_utilization" in c.id for c in answer.citations)
     assert f"`--enable-turbo-mode` does not exist in vLLM {OLD}, {NEW}." in body  # vLLM's part is still checked
 
 
