@@ -50,3 +50,9 @@ def latest(path: Path = HISTORY) -> dict[str, Floor]:
     for row in history(path):
         last[row.name] = row
     return {name: row for name, row in last.items() if row.bound != "retired"}
+
+
+def check(name: str, value: float, floors: dict[str, Floor] | None = None) -> str:
+    """`value` against the live floor `name`: an empty string when it holds, else the line a failure starts with."""
+    f = (floors if floors is not None else latest())[name]
+    return "" if f.holds(value) else f"{name} {value:.3f} {'<' if f.bound == 'min' else '>'} {f.value}"

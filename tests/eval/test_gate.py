@@ -42,9 +42,7 @@ FLOOR = floors.latest()
 
 
 def _check(name: str, value: float) -> str:
-    """`value` against the floor `name`: an empty string when it holds, else the line a failure starts with."""
-    f = FLOOR[name]
-    return "" if f.holds(value) else f"{name} {value:.3f} {'<' if f.bound == 'min' else '>'} {f.value}"
+    return floors.check(name, value, FLOOR)
 
 
 @pytest.fixture(scope="module")
