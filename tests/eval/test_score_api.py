@@ -35,7 +35,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Retry-After", "0")
             self.end_headers()
             return
-        if "ollama" in question:
+        if "entry" in question:
+            reply = {"answer": "Use --dtype half [1]", "abstained": False,
+                     "hits": [{"id": "bfloat16-needs-compute-capability-8-use-dtype-half", "title": "t", "score": 1.0,
+                               "source": "corpus/entries/bfloat16-needs-compute-capability-8-use-dtype-half.yaml"}]}
+        elif "ollama" in question:
             reply = {"answer": "No source covers this.", "abstained": True, "hits": []}
         elif "oom" in question or "rate" in question:
             reply = {"answer": "Use --enforce-eager [1]", "abstained": False,
@@ -94,3 +98,13 @@ def test_served_answers_are_scored_by_fix_abstention_and_rank(tmp_path, server, 
     assert docs["labelled"] == 2 and docs["hit@1"] == 0.5 and docs["hit@3"] == 1.0  # c has no label: left out
     assert negatives["negatives_abstained"] == 1 and negatives["abstention_recall"] == 0.5
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "b", "c", "n1", "n2"]
+
+
+def test_an_entry_label_is_hit_by_the_entry_served(server):
+    from assistant.eval.dataset import Item
+
+    item = Item(id="e", query="entry: Bfloat16 is only supported on GPUs with compute capability 8.0",
+                expect="answer", relevant=("bfloat16-needs-compute-capability-8-use-dtype-half",),
+                key_facts=("--dtype half",), set="docs", lang="en")
+    outcome = score_api.score(item, server, timeout=10)
+    assert outcome.fix_in_answer and outcome.hit_at(1, "0.33.0") == 1.0
