@@ -184,6 +184,7 @@ class Assistant:
                     f"the curated corpus changed since the index was built ({plan.report.added} new, "
                     f"{plan.report.updated} changed, {plan.report.removed} removed chunks): updating the index"
                 )
+                # Planned again under the lock, on purpose: another process may have written in between.
                 return self.ingest([Path(corpus)], progress)
         except SyncError as exc:  # another process holds the lock, or the database cannot be reached
             progress(f"the curated corpus changed but is not updated now: {exc}")

@@ -78,8 +78,7 @@ def score(item: Item, url: str, timeout: float, local: Callable[[str], dict] | N
     ranked: list[str] = []
     for hit in reply.get("hits", []):
         # A curated entry is served with its file as source and its id as id; labels name it by id.
-        entry = hit["source"].startswith("corpus/entries/") and hit.get("id")
-        source = hit["id"] if entry else _PART.sub("", hit["source"])
+        source = hit["id"] if hit["source"].startswith("corpus/entries/") else _PART.sub("", hit["source"])
         if source not in ranked:
             ranked.append(source)
     found = fact_hits(reply.get("answer", ""), item.key_facts) if item.answerable else []
