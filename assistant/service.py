@@ -355,7 +355,7 @@ class Assistant:
         setup = self.setup(question, history, query.signals if same else None)
         if vllm_version and setup.vllm_version is None:  # the release the user gave beside the question (API, CLI)
             setup = dataclasses.replace(setup, vllm_version=vllm_version)
-        findings = self.code_findings(query, vllm_version)
+        findings = self.code_findings(query, setup.vllm_version)  # the release the setup holds: one for the answer
         check = self.releases.check(findings.release)
         bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
         answer = compose(query, hits, bar, setup, self._scorer(query), findings, check, self._neighbours)

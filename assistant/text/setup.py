@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from assistant.models import Signals
+from assistant.release.version import detect_version
 from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
 from assistant.text.software import code_without_vllm, driver, frame_packages, programs, runs_vllm
-from assistant.text.vocab import SERVER_BANNER, VLLM_IMAGE_TAG, VLLM_RELEASE
 
 Symptom = Literal[
     "crash", "illegal_memory_access", "oom", "hang", "wrong_output", "nondeterministic", "slow", "install"
@@ -97,38 +97,6 @@ class UserSetup:
         out += [f"{g.name} ({', '.join(g.sms)})" if g.sms and g.sms != (g.name,) else g.name for g in self.gpus]
         out += list(self.models)
         return out
-
-
-# --------------------------------------------------------------------------- versions
-
-_VERSION = rf"v?({VLLM_RELEASE}(?:\+[\w.]+)?)"
-_VLLM_VERSION = re.compile(
-    r"\bvllm(?:\s*(?:==|=|@|:)\s*|[ \t]+(?:version|版本|v)?\s*[:：=]?\s*|\s*版本\s*(?:是|为)?\s*|[-_/]v?(?=\d))"
-    + _VERSION,
-    re.IGNORECASE,
-)
-_SERVER_VERSION = re.compile(SERVER_BANNER + _VERSION, re.IGNORECASE)
-_IMAGE_VERSION = re.compile(VLLM_IMAGE_TAG + _VERSION, re.IGNORECASE)
-_BARE_ZERO = re.compile(r"(?<![\w.])v?(0\.\d{1,2}\.\d+(?:rc\d+|\.post\d+)?)(?![\w.]*\w)")
-_OTHER_PRODUCT = re.compile(
-    r"(torch|pytorch|cuda|python|transformers|xgrammar|flashinfer|triton|nccl|driver|pydantic|numpy|ray|"
-    r"openai|fastapi|gradio|node|npm|react|pip|setuptools|outlines|guidance|驱动)\W{0,3}$",
-    re.IGNORECASE,
-)
-_NIGHTLY = re.compile(
-    r"\b(nightly|main branch|latest main|from main|main/nightly)\b|最新的?\s*main|nightly\s*版", re.IGNORECASE
-)
-
-
-def _vllm_version(text: str) -> str | None:
-    for rx in (_SERVER_VERSION, _VLLM_VERSION, _IMAGE_VERSION):
-        found = [m.group(1) for m in rx.finditer(text)]
-        if found:
-            return found[-1]
-    for m in _BARE_ZERO.finditer(text):  # vLLM releases are 0.x; other packages named nearby are not vLLM
-        if not _OTHER_PRODUCT.search(text[max(0, m.start() - 14) : m.start()]):
-            return m.group(1)
-    return "nightly" if _NIGHTLY.search(text) else None
 
 
 # --------------------------------------------------------------------------- hardware
@@ -546,7 +514,7 @@ def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
     models = _models(signals.models)
     families = tuple(dict.fromkeys(f for f in (_family(m) for m in models) if f))
     return UserSetup(
-        vllm_version=_vllm_version(text),
+        vllm_version=detect_version(text),
         gpus=gpus,
         models=models,
         families=families,

@@ -26,6 +26,15 @@ def test_the_users_release_is_read_from_the_paste_or_given_explicitly(release_as
     assert explicit.citations[0].source.startswith(f"https://github.com/vllm-project/vllm/blob/v{OLD}/")
 
 
+def test_the_code_facts_come_from_the_release_the_setup_holds(release_assistant):
+    # One reading of the user's release for the whole answer: what the paste states beats the field beside it
+    # (the setup's rule), and of two releases in prose the one that fails now is the user's.
+    pasted = release_assistant.ask(f"vLLM API server version {OLD}\n{KV}", vllm_version=NEW)
+    assert pasted.citations[0].source.startswith(f"https://github.com/vllm-project/vllm/blob/v{OLD}/")
+    upgraded = release_assistant.ask(f"vllm {OLD} worked, vllm {NEW} fails:\n{KV}")
+    assert upgraded.citations[0].source.startswith(f"https://github.com/vllm-project/vllm/blob/v{NEW}/")
+
+
 def test_a_version_that_is_not_indexed_is_said(release_assistant):
     answer = release_assistant.ask(f"on vllm 0.97.1 I get {KV}")
     assert f"You are on vLLM 0.97.1; this is from vLLM {NEW}" in answer.body

@@ -53,12 +53,12 @@ def test_no_vllm_version_stated_is_none(text: str) -> None:
     assert detect_version(text) is None
 
 
-def test_of_several_the_most_specific_then_the_first_wins() -> None:
+def test_of_several_the_most_specific_then_the_last_wins() -> None:
     assert detect_version("upgraded from vllm 0.30.0 to vllm==0.31.0") == "0.31.0"  # a pin beats prose
     assert detect_version("pip install vllm==0.30.0\nvLLM Version: 0.31.0") == "0.31.0"  # collect-env beats a pin
     banner = "vLLM Version: 0.30.0\nINFO vLLM API server version 0.31.0"
     assert detect_version(banner) == "0.31.0"  # what the server printed beats all
-    assert detect_version("vllm 0.30.0 worked, vllm 0.31.0 fails") == "0.30.0"
+    assert detect_version("vllm 0.30.0 worked, vllm 0.31.0 fails") == "0.31.0"  # of one kind, the last named
 
 
 INDEXED = ["0.31.0", "0.31.2", "0.31.10", "0.32.0", "0.33.0rc1", "0.8.5.post1"]
