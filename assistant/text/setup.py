@@ -492,7 +492,7 @@ _VLLM = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])", re.IGNORECASE)
 # "no vllm", "not using vLLM", "without vllm", "never used vllm", "没用 vllm", "不是 vllm 的问题": vLLM said to be absent.
 _NO_VLLM = re.compile(
     r"(?:\bno|\bnot(?: using| running| even using)?|\bwithout|\bnever used|\bdon't use|\bdo not use|"
-    r"没用|没有用|没有使用|没使用|没装|不用|不是)\s*(?:the\s+)?vllm\b",
+    r"没用|没有用|没有使用|没使用|没装|不用|不是)\s*(?:the\s+)?vllm(?![A-Za-z0-9_])",
     re.IGNORECASE,
 )
 

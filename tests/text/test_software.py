@@ -204,3 +204,4 @@ def test_vllm_next_to_chinese_characters_is_named():
     text = "使用VLLM运行qwen的时候报错，日志来自 xinference.api.restful_api"
     setup = extract_setup(text)
     assert setup.uses_vllm is True and setup.other_software is None
+    assert extract_setup("这个不是vllm的问题，我没用vllm跑").uses_vllm is False  # said absent, with no space either
