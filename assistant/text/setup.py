@@ -18,7 +18,17 @@ from assistant.release.version import detect_version
 from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
-from assistant.text.software import code_without_vllm, driver, frame_packages, programs, runs_vllm
+from assistant.text.software import (
+    code_without_vllm,
+    driver,
+    frame_packages,
+    programs,
+    programs_choosing_vllm,
+    runs_vllm,
+    title_subject,
+    toolchain_without_vllm,
+    versioned_products,
+)
 
 Symptom = Literal[
     "crash", "illegal_memory_access", "oom", "hang", "wrong_output", "nondeterministic", "slow", "install"
@@ -440,11 +450,12 @@ def _models(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-_VLLM = re.compile(r"\bvllm\b", re.IGNORECASE)
+# ASCII boundaries: "使用VLLM运行" names vLLM too (a CJK character is a word character to `\b`)
+_VLLM = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])", re.IGNORECASE)
 # "no vllm", "not using vLLM", "without vllm", "never used vllm", "没用 vllm", "不是 vllm 的问题": vLLM said to be absent.
 _NO_VLLM = re.compile(
     r"(?:\bno|\bnot(?: using| running| even using)?|\bwithout|\bnever used|\bdon't use|\bdo not use|"
-    r"没用|没有用|没有使用|没使用|没装|不用|不是)\s*(?:the\s+)?vllm\b",
+    r"没用|没有用|没有使用|没使用|没装|不用|不是)\s*(?:the\s+)?vllm(?![A-Za-z0-9_])",
     re.IGNORECASE,
 )
 
@@ -458,13 +469,18 @@ def _uses_vllm(text: str) -> bool | None:
     return any(start not in negated for start in mentions)
 
 
-# Other inference engines and training stacks, by the names their users and their logs use. A message that runs one
-# of them and never mentions vLLM is about that software; "switched from Ollama" or "faster than TGI" is not. Names
-# vLLM itself uses are left out (its GPTQ ExLlama kernels, Megatron-style checkpoints, DeepSpeedFP).
+# Other inference engines, training stacks, and the apps, gateways and frameworks that call vLLM or run it, by the
+# names their users, their commands and their logs use. A message that runs one of them and never mentions vLLM is
+# about that software; "switched from Ollama" or "faster than TGI" is not. Names vLLM itself uses are left out (its
+# GPTQ ExLlama kernels, Megatron-style checkpoints, DeepSpeedFP, the Triton compiler, Ray as its executor).
 _OTHER_SOFTWARE = {
-    "Ollama": r"ollama",
+    # "llama runner process has terminated" is Ollama's own error for a model its runner could not load
+    "Ollama": r"ollama|llama runner process",
     # its server and loader, not the name alone: "a GGUF converted with llama.cpp" is often a vLLM question
-    "llama.cpp": r"llama\.cpp(?:'s)? server|llama-server|llama-cli|llama_model_load|llama-cpp-python",
+    "llama.cpp": (
+        r"llama\.cpp(?:'s)? server|llama-server|llama-cli|llama_model_load|llama_load_model_from_file|"
+        r"llama-cpp-python|hf-to-gguf"
+    ),
     "Text Generation Inference": r"text-generation-inference|text_generation_server|TGI",
     "SGLang": r"sglang",
     "TensorRT-LLM": r"tensorrt[-_ ]llm|trt[-_]?llm",
@@ -473,6 +489,39 @@ _OTHER_SOFTWARE = {
     "the Hugging Face Trainer": r"(?:HF|Hugging ?Face|transformers)\s+Trainer|SFTTrainer|Seq2SeqTrainer",
     "ComfyUI": r"comfyui",
     "LM Studio": r"LM ?Studio",
+    "LightLLM": r"lightllm",
+    "MLC LLM": r"mlc[-_ ]llm",
+    "mistral.rs": r"mistral\.rs|mistralrs",
+    "ScaleLLM": r"scalellm",
+    "KTransformers": r"ktransformers",
+    "Aphrodite": r"aphrodite(?:-engine)?",
+    "koboldcpp": r"koboldcpp",
+    "GPT4All": r"gpt4all",
+    "Candle": r"huggingface/candle|candle-(?:core|nn|transformers)",
+    # serving frameworks that start vLLM's engine in their own processes
+    "Xinference": r"xinference",
+    "Ray Serve": r"ray[ .]serve",
+    "FastChat": r"fastchat",
+    "BentoML": r"bentoml|openllm",
+    "KServe": r"kserve",
+    "Triton Inference Server": r"tritonserver|triton inference server",
+    # fine-tuning and RL frameworks with a vLLM backend
+    "LLaMA-Factory": r"llama[-_ ]?factory|llamafactory(?:-cli)?",
+    "Unsloth": r"unsloth",
+    "Axolotl": r"axolotl",
+    "OpenRLHF": r"openrlhf",
+    "verl": r"verl",
+    # apps, gateways and client libraries that call a vLLM server
+    "Open WebUI": r"open[-_ ]?webui",
+    "LiteLLM": r"litellm",
+    "text-generation-webui": r"text-generation-webui|oobabooga",
+    "LocalAI": r"local-?ai",
+    "Dify": r"dify",
+    "AnythingLLM": r"anything-?llm",
+    "LibreChat": r"librechat",
+    "SillyTavern": r"sillytavern",
+    "LangChain": r"langchain(?:[-_]\w+)?",
+    "LlamaIndex": r"llama[-_ ]?index",
 }
 _OTHER = {name: re.compile(rf"(?<![\w.-])(?:{p})(?![\w-])", re.IGNORECASE) for name, p in _OTHER_SOFTWARE.items()}
 # "from Ollama", "instead of TGI", "than sglang", "what TGI gave us", "从 ollama 迁移", "和 sglang 相比": a comparison.
@@ -484,25 +533,48 @@ _COMPARED = re.compile(
 )
 
 
+def _filed_about(text: str) -> list[str]:
+    """What a report says it is about, when it does not say vLLM: its title's opening words ("Ray Serve LLM ignores
+    VLLM_API_KEY") and the products its template gives a version of ("### Open WebUI Version"). Nothing when the
+    title names vLLM ("… since vLLM 0.17.1": vLLM's change may be the answer) or vLLM is given a version too."""
+    title = title_subject(text)
+    products = versioned_products(text)
+    if _VLLM.search(title) or any(_VLLM.search(p) for p in products):
+        return []
+    return [title, *products]
+
+
 def _other_software(text: str) -> str | None:
     """The other engine a message is about ("Ollama"), or None.
 
     A message that never mentions vLLM is about the engine it names (unless only in a comparison). One that
     mentions vLLM is about another engine only when that engine is what it runs (the program of its command line,
-    the package of its traceback's frames) and nothing it pastes runs vLLM: "SGLang and vLLM support this"
-    under a `llama-server …` command is a llama.cpp question.
+    the package of its traceback's frames) or what the report is filed about (see `_filed_about`), and nothing it
+    pastes runs vLLM: "SGLang and vLLM support this" under a `llama-server …` command is a
+    llama.cpp question, and a "GET /v1//models 404" in vLLM's log under Open WebUI's template is Open WebUI's.
     """
     if _VLLM.search(text):
         if runs_vllm(text):
             return None
         ran = programs(text) + frame_packages(text)
+        said = _filed_about(text)
         for name, pattern in _OTHER.items():
-            if any(pattern.search(p) for p in ran):
+            if any(pattern.search(p) for p in ran) or any(pattern.match(s) for s in said):
                 return name
         return None
     for name, pattern in _OTHER.items():
         for m in pattern.finditer(text):
             if not _COMPARED.search(text[max(0, m.start() - 20) : m.start()]):
+                return name
+    return None
+
+
+def _chosen_by(text: str) -> str | None:
+    """The other software whose command line picks vLLM as its engine (`llamafactory-cli api … --infer_backend
+    vllm` is LLaMA-Factory running vLLM for the user), or None."""
+    for program in programs_choosing_vllm(text):
+        for name, pattern in _OTHER.items():
+            if pattern.search(program):
                 return name
     return None
 
@@ -513,6 +585,7 @@ def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
     gpus = _gpus(text, signals)
     models = _models(signals.models)
     families = tuple(dict.fromkeys(f for f in (_family(m) for m in models) if f))
+    drives = driver(text) or _chosen_by(text)
     return UserSetup(
         vllm_version=detect_version(text),
         gpus=gpus,
@@ -524,9 +597,9 @@ def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
         errors=signals.messages,
         platforms=user_platforms(text, [g.name for g in gpus]),
         uses_vllm=_uses_vllm(text),
-        other_software=_other_software(text),
-        driver=driver(text),
-        runs_other=code_without_vllm(text),
+        other_software=None if drives else _other_software(text),
+        driver=drives,
+        runs_other=code_without_vllm(text) or toolchain_without_vllm(text),
     )
 
 

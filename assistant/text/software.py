@@ -74,18 +74,34 @@ def programs(text: str) -> list[str]:
                 out.append("vllm")
             continue
         m = _PROGRAM.match(stripped)
-        if not m or not _looks_like_arguments(stripped[m.end() :]):
+        if not m or not _looks_like_arguments(stripped[m.end() :], m.group(1)):
             continue
         out.append(m.group(1).lower())
     return out
 
 
-def _looks_like_arguments(rest: str) -> bool:
-    """What follows a program's name on a command line: options or a path/file, not a sentence."""
+def _looks_like_arguments(rest: str, program: str = "") -> bool:
+    """What follows a program's name on a command line: options or a path/file, not a sentence.
+
+    Also a subcommand: one or two lowercase words before an option or a path (`llamafactory-cli api
+    --model_name_or_path x`, `cargo run --bin x`), or, after a program whose name no English word has (`open-webui`, `llama-server`: a
+    hyphen, dot or underscore in it), a bare subcommand line (`open-webui serve`).
+    """
     words = rest.split()
-    if not words:
+    # `vllm==0.10.0`, `applications:`, `LiteLLM version: 1.70`: a pin or a key and its value, not a command
+    if not words or not rest[:1].isspace() or words[0].endswith(":"):
         return False
-    return words[0].startswith("-") or bool(re.search(r"[/.:]", words[0])) or rest.rstrip().endswith("\\")
+    if words[0].startswith("-") or bool(re.search(r"[/.:]", words[0])) or rest.rstrip().endswith("\\"):
+        return True
+    if _SUBCOMMAND.match(rest):
+        return True
+    return bool(re.search(r"[-_.]", program)) and len(words) <= 2 and all(_WORD.fullmatch(w) for w in words)
+
+
+# `api --model_name_or_path x`, `run --bin gguf-tokenizer`, `serve api_server /models/x`: subcommand words, then
+# an option or a path.
+_SUBCOMMAND = re.compile(r"^\s*(?:[a-z][a-z0-9_-]{0,30}\s+){1,2}(?:--?[A-Za-z]|[^\s,;]*[/.:])")
+_WORD = re.compile(r"[a-z][a-z0-9_-]{0,30}")
 
 
 def runs_vllm(text: str) -> bool:
@@ -125,3 +141,55 @@ def code_without_vllm(text: str) -> str | None:
         return None
     imports = [p for p in imported(text) if p not in sys.stdlib_module_names]
     return imports[0] if imports else None
+
+
+# `### Open WebUI Version`, `LiteLLM version: 1.55`, `Ollama version is 0.6.8`: the product an issue template or an
+# environment report gives a version of. vLLM's own report names vLLM and its dependencies this way too (`vLLM
+# Version : 0.23.0`, `PyTorch version`); which of these names is another product is `setup`'s to say.
+_VERSION_FIELD = re.compile(
+    r"^[ \t]*(?:#{1,4}[ \t]*)?(?:\*\*)?([A-Za-z][\w .+-]{1,40}?)[ \t]+version\b(?:\*\*)?[ \t]*(?:[:：=]|is\b|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def versioned_products(text: str) -> list[str]:
+    """The names a report gives a version of ("Open WebUI", "vLLM", "PyTorch"), in order."""
+    return [m.group(1).strip() for m in _VERSION_FIELD.finditer(text)]
+
+
+# An issue title's tags: `[Bug]:`, `[Serve]`, `issue:`, `bug:`, `[BUG]`.
+_TITLE_TAGS = re.compile(r"^(?:\s*(?:\[[^\]\n]{1,30}\]|(?:issue|bug|question|feature)\b)\s*:?)+\s*", re.IGNORECASE)
+
+
+def title_subject(text: str) -> str:
+    """The start of a message's first line without its tags: "Ray Serve LLM ignores VLLM_API_KEY" for
+    "[Serve] Ray Serve LLM ignores VLLM_API_KEY". What a title opens with is what the report is about."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    return _TITLE_TAGS.sub("", first, count=1).strip()
+
+
+# Build tools of other languages: vLLM is a Python program, so a message that runs one of these (`cargo run --bin
+# gguf-tokenizer …`) and never names vLLM runs someone else's program.
+OTHER_TOOLCHAINS = frozenset(("cargo", "rustc", "go", "npm", "npx", "node", "java", "mvn", "gradle", "dotnet"))
+
+
+def toolchain_without_vllm(text: str) -> str | None:
+    """The other language's build tool a pasted command line runs, when the message never names vLLM (or None)."""
+    if re.search(r"vllm", text, re.IGNORECASE):
+        return None
+    return next((p for p in programs(text) if p in OTHER_TOOLCHAINS), None)
+
+
+# A command line's option that picks vLLM as the engine another program runs: `--infer_backend vllm`,
+# `--backend=vllm`, `--engine vllm`, `--inference-engine 'vllm'`.
+_VLLM_BACKEND_OPTION = re.compile(r"(?:^|\s)--?[\w-]*(?:backend|engine)[\w-]*(?:=|\s+)['\"]?vllm\b", re.IGNORECASE)
+
+
+def programs_choosing_vllm(text: str) -> list[str]:
+    """The programs of command lines that pass vLLM as the engine they should run (`llamafactory-cli api …
+    --infer_backend vllm`), in order: such a program builds vLLM's engine itself, with the arguments it chooses."""
+    out = []
+    for line in text.splitlines():
+        if _VLLM_BACKEND_OPTION.search(line):
+            out += [p for p in programs(line) if p != "vllm" and not p.startswith("vllm.")]
+    return out

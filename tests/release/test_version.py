@@ -27,6 +27,8 @@ from assistant.release.version import at_or_after, detect_version, resolve_versi
         # Chinese: 版本 (version), with or without a space, with a full-width colon
         ("我的 vllm 版本 0.31 启动报错", "0.31"),
         ("vllm版本：0.9.2", "0.9.2"),
+        ("我的vllm版本0.31启动报错", "0.31"),  # vLLM written against Chinese text on both sides
+        ("使用VLLM 0.9.2运行", "0.9.2"),
         # prose, with a `v` prefix, and an x.y
         ("on vllm 0.31 it crashes", "0.31"),
         ("vllm version is 0.10.0", "0.10.0"),
@@ -46,6 +48,7 @@ def test_each_shape_users_paste_gives_its_version(text: str, version: str) -> No
         "vllm 2 fails",  # not a release number
         "vllm 0.31.0abc",  # not a version that ends there
         "docker run vllm/vllm-openai:latest",  # a tag that names no release
+        "### Open WebUI Version\n\nv0.5.20",  # another product's template field
         "",
     ],
 )

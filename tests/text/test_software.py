@@ -3,7 +3,18 @@
 import pytest
 
 from assistant.text.setup import conversation_setup, extract_setup
-from assistant.text.software import code_without_vllm, driver, frame_packages, imported, programs, runs_vllm
+from assistant.text.software import (
+    code_without_vllm,
+    driver,
+    frame_packages,
+    imported,
+    programs,
+    programs_choosing_vllm,
+    runs_vllm,
+    title_subject,
+    toolchain_without_vllm,
+    versioned_products,
+)
 
 TRAINER = """from trl import GRPOTrainer, GRPOConfig
 args = GRPOConfig(use_vllm=True, vllm_mode="colocate")
@@ -117,3 +128,80 @@ def test_a_message_that_names_vllm_but_runs_another_engine(text, other):
 def test_code_that_runs_something_else_in_a_message_that_never_names_vllm(text, expected):
     assert code_without_vllm(text) == expected
     assert conversation_setup(text).runs_other == expected
+
+
+def test_subcommands_pins_and_keys():
+    text = (
+        "HF_TOKEN=x llamafactory-cli api --model_name_or_path /m --infer_backend vllm\n"
+        "open-webui serve\n"
+        "cargo run --release --bin tokenize -- --model x.gguf\n"
+        "vllm==0.10.0\n"  # a pin in an environment list, not a command
+        "applications:\n"  # a YAML key
+        "ollama works fine here\n"  # prose: no option follows, and the name is an English-like word
+        "lmdeploy serve api_server /m --backend turbomind"
+    )
+    assert programs(text) == ["llamafactory-cli", "open-webui", "cargo", "lmdeploy"]
+    assert not runs_vllm("Versions:\nvllm==0.10.0\nray==2.48.0")
+    assert programs_choosing_vllm(text) == ["llamafactory-cli"]  # `--backend turbomind` picks another engine
+
+
+def test_what_a_report_is_filed_about():
+    report = "### Bug\n\n### Open WebUI Version\n\nv0.6.1\n\nvLLM Version : 0.9.0\nPyTorch version: 2.7.0\n"
+    assert versioned_products(report) == ["Open WebUI", "vLLM", "PyTorch"]
+    assert title_subject("[Serve] [Bug]: KServe drops my headers\n\nbody") == "KServe drops my headers"
+    assert title_subject("issue: v1//models 404") == "v1//models 404"
+
+
+def test_a_command_of_another_language_in_a_message_that_never_names_vllm():
+    assert toolchain_without_vllm("```\ncargo run --bin gguf-tokenizer -- --model m.gguf\n```\nError: x") == "cargo"
+    assert toolchain_without_vllm("npm install\ncargo run --bin x -- --model m\nthen vllm serve m") is None
+    assert toolchain_without_vllm("python -m pip install -e . --no-build-isolation") is None
+    assert conversation_setup("npx create-app my-ui --template x\nthe page is blank").runs_other == "npx"
+
+
+@pytest.mark.parametrize(
+    "text, other",
+    [
+        (  # another product's issue template; vLLM's log only shows the request it received
+            "### Open WebUI Version\n\nv0.6.1\n\nThe models list is empty; vllm logs GET /v1//models 404",
+            "Open WebUI",
+        ),
+        (  # the title opens with the other product, and names vLLM only inside its env var
+            "[Serve] Ray Serve LLM does not pass VLLM_ALLOW_LONG_MAX_MODEL_LEN\n\nvllm==0.10.0\nray==2.48.0",
+            "Ray Serve",
+        ),
+        (  # both products given a version: the report may be about vLLM's side
+            "### Open WebUI Version\n\nv0.6.1\n\nvLLM Version: 0.9.0\n\nreasoning is not shown",
+            None,
+        ),
+        (  # a title that names vLLM too: vLLM's change may be the answer
+            "LiteLLM loses reasoning_content since vLLM 0.17.1\n\nLiteLLM version: 1.70",
+            None,
+        ),
+        ("Does vLLM work behind Open WebUI?\n\nvllm serve m --port 8000", None),  # runs vLLM
+    ],
+)
+def test_a_report_filed_about_another_product_that_names_vllm(text, other):
+    assert extract_setup(text).other_software == other
+
+
+def test_a_product_whose_command_line_picks_vllm_runs_it_for_the_user():
+    text = (
+        "CUDA_VISIBLE_DEVICES=2 llamafactory-cli api --model_name_or_path /m --infer_backend vllm\n"
+        "it still runs on GPU 0"
+    )
+    setup = extract_setup(text)
+    assert setup.driver == "LLaMA-Factory" and setup.other_software is None
+    assert extract_setup("llamafactory-cli api --model_name_or_path /m --infer_backend huggingface").driver is None
+
+
+def test_a_version_field_of_another_product_is_not_the_vllm_release():
+    assert extract_setup("### Open WebUI Version\n\nv0.5.20\n\nmodels are missing").vllm_version is None
+    assert extract_setup("### vLLM Version\n\nv0.8.5\n\nmodels are missing").vllm_version == "0.8.5"
+
+
+def test_vllm_next_to_chinese_characters_is_named():
+    text = "使用VLLM运行qwen的时候报错，日志来自 xinference.api.restful_api"
+    setup = extract_setup(text)
+    assert setup.uses_vllm is True and setup.other_software is None
+    assert extract_setup("这个不是vllm的问题，我没用vllm跑").uses_vllm is False  # said absent, with no space either
