@@ -10,8 +10,8 @@ which the assistant abstains.
 
 Honest numbers need questions the fit never saw, so the queries are split deterministically
 (`assistant/eval/split.py`): one in three is held out for the CI gate (`tests/eval/test_gate.py`) and
-never used here. On the other two thirds (answerable: seed, docs, docs_zh, reports; should abstain:
-negatives), 5-fold cross-validation gives every query a probability from a model fitted without it; the
+never used here. On the other two thirds (answerable: seed, docs, docs_zh, reports, and the whole of
+entry_questions_fit; should abstain: negatives), 5-fold cross-validation gives every query a probability from a model fitted without it; the
 thresholds are chosen on those out-of-fold probabilities. A question's (`min_confidence`) is the best
 abstention recall among cuts that keep false abstentions on answerable questions at or under 5 %. A pasted
 report or log (`min_confidence_paste`; its main error is an answer from a section without the fix, i.e.

@@ -14,15 +14,19 @@ Six sets, one shape each:
   `relevant` (another source that does answer the question; without it the right behaviour is to abstain);
 - entry_questions: `expect: answer`, the seed shape: a question about one curated entry, written from another real
   thread than the entry's own (`relevant` holds entry ids only, `note` names the thread);
-- entry_near_miss: the near_miss shape, near-misses of the curated entries written the same way.
+- entry_near_miss: the near_miss shape, near-misses of the curated entries written the same way;
+- entry_questions_fit: the entry_questions shape, questions about the curated entries pasted from yet other real
+  threads (never an entry's source or reference, never a held-out item's thread; `note` names it), on the *fitting*
+  side whole (FITTING_SETS): what the entry evidence is fitted on, so that entry_questions stays out of sample.
 
-In the two entry sets, every `near` and every `relevant` label that is not a docs source must be the id of a file in
+In the entry sets, every `near` and every `relevant` label that is not a docs source must be the id of a file in
 `corpus/entries/` (a renamed or deleted entry is an error, not a silently unanswerable question). The docs-answered
 sets (docs, docs_zh, reports) may name curated entries too, beside their docs sections: an entry whose root cause and
 fix are the item's (`is_entry_label`: an id, not a path); it must exist, and be in each `release_labels` release's
 `relevant` as well (the release index holds the entries too). `entry_paraphrase` ({entry id: why}) marks an entry
 label whose text states the fix in other words than the key facts. The sets of
-HELD_OUT_SETS are held out whole: never fitted on (`assistant/eval/split.py`, `eval/calibrate.py`).
+HELD_OUT_SETS are held out whole: never fitted on (`assistant/eval/split.py`, `eval/calibrate.py`); those of FITTING_SETS
+are fitted on whole (never in the gate's held-out split).
 
 An answerable line may give `"relevant": []`: no source's section answers it (the fix is only in a thread), so key-fact
 recall judges it and hit@k leaves it out.
@@ -52,12 +56,18 @@ from typing import Literal
 from assistant.errors import AssistantError
 from assistant.settings import REPO_ROOT
 
-SETS = ("seed", "docs", "negatives", "near_miss", "docs_zh", "reports", "entry_questions", "entry_near_miss")
-ANSWERABLE = ("seed", "docs", "docs_zh", "reports", "entry_questions")
+SETS = (
+    "seed", "docs", "negatives", "near_miss", "docs_zh", "reports", "entry_questions", "entry_near_miss",
+    "entry_questions_fit",
+)
+ANSWERABLE = ("seed", "docs", "docs_zh", "reports", "entry_questions", "entry_questions_fit")
 # Sets no question of which is ever fitted on: the gate's out-of-sample questions about the curated entries.
 HELD_OUT_SETS = ("near_miss", "entry_questions", "entry_near_miss")
+# Sets every question of which is fitted on: the entry questions written for fitting the entry evidence, so that the
+# held-out ones (entry_questions) need never be looked at to tune it.
+FITTING_SETS = ("entry_questions_fit",)
 # Sets whose `relevant` labels name curated entries (a docs source starts with DOCS_LABEL).
-ENTRY_SETS = ("entry_questions", "entry_near_miss")
+ENTRY_SETS = ("entry_questions", "entry_near_miss", "entry_questions_fit")
 DOCS_LABEL = "docs/"
 DEFAULT_SETS_DIR = REPO_ROOT / "eval" / "sets"
 DEFAULT_ENTRIES_DIR = REPO_ROOT / "corpus" / "entries"
@@ -72,6 +82,7 @@ _EXPECT_BY_SET = {
     "reports": "answer",
     "entry_questions": "answer",
     "entry_near_miss": "not_fix",
+    "entry_questions_fit": "answer",
 }
 # How a near-miss differs from the entry it resembles: the user's GPU is not one the entry covers; the user's
 # version already has the entry's fix (or is outside its affected range); a feature the entry's bug needs is not

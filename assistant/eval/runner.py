@@ -539,7 +539,8 @@ def render_markdown(run: EvalRun, command: str) -> str:
         markdown_table(run.rows),
         "",
         (
-            "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh + reports + entry_questions), citation validity "
+            "Row `all`: retrieval and key-fact metrics over the answerable sets (seed + docs + docs_zh + reports + entry_questions + entry_questions_fit), "
+            "citation validity "
             "over every answered query, abstention over negatives (should abstain) vs the answerable sets (should answer), "
             "wrong-fix rate over near-misses, latency over every query. Baselines abstain only when nothing is retrieved, "
             "the question instructs the assistant, says vLLM is not involved or is about another engine and never mentions "

@@ -5,13 +5,14 @@ machines, independent of file order, and a new question lands on either side by 
 rendering in another language (`pair`) shares its twin's key, so a Chinese question and its English
 original are never on opposite sides. Near-misses are never fitted on, so every one of them is held out, and so is
 every question of HELD_OUT_SETS (the questions about the curated entries, written from other threads than theirs).
+Every question of FITTING_SETS (entry questions written for the fit, from yet other threads) is on the fitting side.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from assistant.eval.dataset import HELD_OUT_SETS, Item
+from assistant.eval.dataset import FITTING_SETS, HELD_OUT_SETS, Item
 
 HELD_OUT_SHARE = 3  # one question in three is held out
 FOLDS = 5  # k of the k-fold cross-validation over the fitting side
@@ -28,9 +29,11 @@ def split_key(item: Item) -> str:
 
 
 def is_held_out(item: Item) -> bool:
-    """True for the queries the fit never sees (the CI gate's); every near-miss and HELD_OUT_SETS item is held out."""
+    """True for the queries the fit never sees (the CI gate's): every near-miss and HELD_OUT_SETS item, no FITTING_SETS one."""
     if item.expect == "not_fix" or item.set in HELD_OUT_SETS:
         return True
+    if item.set in FITTING_SETS:
+        return False
     return _bucket("held-out:" + split_key(item), HELD_OUT_SHARE) == 0
 
 

@@ -19,6 +19,9 @@ from assistant.ingest.entries import parse_entry
 from assistant.settings import REPO_ROOT
 
 HELD_OUT_FILES = [DEFAULT_SETS_DIR / f"{name}.jsonl" for name in ("entry_questions", "entry_near_miss", "near_miss")]
+# The entry questions the evidence is fitted on: out of sample for the entries too, and never a held-out item's thread
+# (a thread on both sides would let the fit see a held-out question's wording).
+FIT_FILE = DEFAULT_SETS_DIR / "entry_questions_fit.jsonl"
 FRESH_DIR = REPO_ROOT / "eval" / "fresh"
 # github.com/<owner>/<repo>/(issues|pull|discussions)/<n>: the same thread whichever of the three it is addressed as
 # (GitHub redirects an issue number that is a pull request, and the reverse).
@@ -90,3 +93,12 @@ def test_no_held_out_item_was_written_from_a_thread_an_entry_cites():
     assert len(files) >= 4, f"expected the held-out sets and the fresh batches, found {files}"
     shared = shared_threads(held_out_threads(files), entry_threads())
     assert not shared, "held-out threads cited by curated entries:\n" + "\n".join(shared)
+
+
+def test_no_fitting_entry_question_shares_a_thread_with_an_entry_or_a_held_out_item():
+    fit = held_out_threads([FIT_FILE])  # the same reading: each item's threads, from its note
+    assert len(fit) >= 25 and all(fit.values()), "entry_questions_fit.jsonl: missing, or an item whose note names no thread"
+    shared = shared_threads(fit, entry_threads())
+    held = {thread for found in held_out_threads(held_out_files()).values() for thread in found}
+    both = sorted(f"{item} was written from {t}, a held-out item's thread" for item, ts in fit.items() for t in ts & held)
+    assert not shared + both, "fitting entry questions that are not out of sample:\n" + "\n".join(shared + both)

@@ -160,9 +160,13 @@ def _write(tmp_path, name, rows):
 
 def test_the_repository_sets_load():
     sets = load_sets("all")
-    names = {"seed", "docs", "negatives", "near_miss", "docs_zh", "reports", "entry_questions", "entry_near_miss"}
+    names = {
+        "seed", "docs", "negatives", "near_miss", "docs_zh", "reports", "entry_questions", "entry_near_miss",
+        "entry_questions_fit",
+    }
     assert {name: len(items) for name, items in sets.items()}.keys() == names
     answerable = sets["seed"] + sets["docs"] + sets["docs_zh"] + sets["reports"] + sets["entry_questions"]
+    answerable += sets["entry_questions_fit"]
     assert all(item.relevant and item.key_facts for item in answerable)
     assert all(item.near and item.forbidden_facts for item in sets["near_miss"] + sets["entry_near_miss"])
 
@@ -290,7 +294,8 @@ def test_a_pair_must_change_language_and_exist_when_every_set_is_loaded(tmp_path
     for name, row in (("seed", _EN), ("docs", {**_EN, "id": "d2"}), ("negatives", {"id": "g1", "query": "q", "expect": "abstain"}),
                       ("docs_zh", {**_ZH, "pair": "d2"}), ("reports", {**_EN, "id": "r1"}),
                       ("entry_questions", {**_EN, "id": "q1", "relevant": [_ENTRY]}),
-                      ("entry_near_miss", {**_NEAR, "id": "m1", "near": _ENTRY})):
+                      ("entry_near_miss", {**_NEAR, "id": "m1", "near": _ENTRY}),
+                      ("entry_questions_fit", {**_EN, "id": "f1", "relevant": [_ENTRY]})):
         _write(tmp_path, name, [row])
     _write(tmp_path, "near_miss", [{**_NEAR, "pair": "n2"}, {**_NEAR, "id": "n2", "pair": "n1"}])
     with pytest.raises(DatasetError, match="has the same language"):
