@@ -19,45 +19,22 @@ eval/kind_priors.md.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-from scipy.optimize import minimize
-from scipy.special import logsumexp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, HELD_OUT_SETS, Item, load_sets
-from assistant.eval.metrics import judged_ids
+from assistant.eval.kind_priors import LAMBDAS, Candidates, cross_validated, figures, fit, label_keys
 from assistant.eval.release_corpus import build_release_index, release_settings
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings, release_items
-from assistant.eval.split import FOLDS, fold_of, is_held_out
-from assistant.models import Chunk
-from assistant.retrieval.page_kind import KINDS, page_kind
+from assistant.eval.split import FOLDS, is_held_out
+from assistant.retrieval.page_kind import page_kind
 from assistant.retrieval.query import analyze
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
-
-LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
-# The candidates of a question the likelihood reads: its best 40 by fused score, where a prior can still move a
-# section into the top 10. A labelled section far below (a question the channels missed) is not the priors' to fix,
-# and letting it into the likelihood makes it dominate the fit (every kind it is of pushed up, whatever it costs at
-# the top).
-TOP = 40
-_EPS = 1e-6  # a candidate scoring 0 on every channel: no prior lifts it
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """One question's fused candidates, read with no prior: in the retriever's two groups (applicable first)."""
-
-    item: Item
-    groups: tuple[tuple[tuple[Chunk, float, str], ...], ...]  # (chunk, fused score, page kind) per candidate
 
 
 def collect(assistant: Assistant, items: Sequence[Item]) -> list[Candidates]:
@@ -71,95 +48,6 @@ def collect(assistant: Assistant, items: Sequence[Item]) -> list[Candidates]:
         out.append(Candidates(item, tuple(tuple((h.chunk, h.score, page_kind(h.chunk)) for h in g) for g in groups)))
     retriever.kind_priors = None
     return out
-
-
-def ranks(c: Candidates, priors: dict[str, float]) -> tuple[float, float, float]:
-    """(reciprocal rank in the top 10, hit@1, hit@3) of `c`'s labels under `priors`, ordered as the retriever does."""
-    order: list[Chunk] = []
-    for group in c.groups:
-        scored = sorted(group, key=lambda t: (-t[1] * priors.get(t[2], 1.0), t[0].id))
-        order += [chunk for chunk, _, _ in scored]
-    judged = judged_ids(order[:40], c.item.relevant)
-    relevant = set(c.item.relevant)
-    first = next((i for i, cid in enumerate(judged) if cid in relevant), None)
-    rr = 0.0 if first is None or first >= 10 else 1.0 / (first + 1)
-    return rr, float(first == 0), float(first is not None and first < 3)
-
-
-def figures(cands: Sequence[Candidates], priors: dict[str, float]) -> tuple[float, float, float]:
-    """Mean MRR@10, hit@1, hit@3 over `cands`."""
-    if not cands:
-        return (math.nan,) * 3
-    rows = [ranks(c, priors) for c in cands]
-    return tuple(sum(r[i] for r in rows) / len(rows) for i in range(3))
-
-
-def _arrays(cands: Sequence[Candidates], kinds: list[str]):
-    """Padded arrays of each question's `TOP` best candidates: log score, kind index, labelled, present. A question
-    whose top candidates are all labelled, or none is, says nothing about the priors and is left out."""
-    index = {k: i for i, k in enumerate(kinds)}
-    rows = []
-    for c in cands:
-        flat = sorted((t for g in c.groups for t in g), key=lambda t: (-t[1], t[0].id))[:TOP]
-        relevant = set(c.item.relevant)
-        rel = [key in relevant and t[1] > 0 for t, key in zip(flat, _keys([t[0] for t in flat], relevant))]
-        if any(rel) and not all(rel):
-            rows.append((flat, rel))
-    width = max((len(f) for f, _ in rows), default=1)
-    shape = (len(rows), width)
-    logs, kind, label, mask = np.zeros(shape), np.zeros(shape, int), np.zeros(shape, bool), np.zeros(shape, bool)
-    for q, (flat, rel) in enumerate(rows):
-        for j, ((_, score, k), r) in enumerate(zip(flat, rel)):
-            logs[q, j], kind[q, j], label[q, j], mask[q, j] = math.log(score + _EPS), index[k], r, True
-    return logs, kind, label, mask
-
-
-def _keys(chunks: Sequence[Chunk], labels: Sequence[str]) -> list[str]:
-    """Each chunk's label key as `judged_ids` sees it (the chunk's id, section or page when that is a label)."""
-    labels = set(labels)
-    out = []
-    for chunk in chunks:
-        page = chunk.source.split("#", 1)[0]
-        out.append(next((k for k in (chunk.id, chunk.source, page) if k in labels), chunk.id))
-    return out
-
-
-def fit(cands: Sequence[Candidates], lam: float) -> dict[str, float]:
-    """The priors maximising the labelled candidates' listwise likelihood, with λ·Σ log(prior)² pulling them to 1."""
-    kinds = list(KINDS)
-    logs, kind, label, mask = _arrays(cands, kinds)
-    if not len(logs):
-        return {}
-    counts = np.bincount(kind[mask], minlength=len(kinds))
-
-    def loss(params: np.ndarray) -> tuple[float, np.ndarray]:
-        t, beta = math.exp(params[0]), params[1:]
-        x = logs + beta[kind]  # log(score × prior)
-        z = np.where(mask, t * x, -np.inf)
-        lse_all = logsumexp(z, axis=1, keepdims=True)
-        lse_good = logsumexp(np.where(label, z, -np.inf), axis=1, keepdims=True)
-        nll = float(np.sum(lse_all - lse_good))
-        p_all = np.exp(z - lse_all)
-        p_good = np.exp(np.where(label, z - lse_good, -np.inf))
-        d_z = p_all - p_good  # d nll / d z
-        g_beta = np.bincount(kind[mask], weights=(d_z * t)[mask], minlength=len(kinds))
-        g_t = float(np.sum((d_z * x)[mask])) * t  # through t = exp(params[0])
-        return nll + lam * float(np.sum(beta**2)), np.concatenate([[g_t], g_beta + 2 * lam * beta])
-
-    res = minimize(loss, np.zeros(len(kinds) + 1), jac=True, method="L-BFGS-B")
-    beta = res.x[1:]
-    return {k: round(float(math.exp(b)), 3) for k, b, n in zip(kinds, beta, counts) if n and abs(b) > 1e-3}
-
-
-def cross_validated(cands: Sequence[Candidates], lam: float, folds: int) -> tuple[float, float, float]:
-    """Out-of-fold MRR@10, hit@1, hit@3: each question ranked by priors fitted without its fold."""
-    rows = []
-    for f in range(folds):
-        train = [c for c in cands if fold_of(c.item, folds) != f]
-        test = [c for c in cands if fold_of(c.item, folds) == f]
-        priors = fit(train, lam)
-        rows += [ranks(c, priors) for c in test]
-    return tuple(sum(r[i] for r in rows) / len(rows) for i in range(3))
 
 
 def labelled(sets_dir: Path, release: str | None) -> list[Item]:
@@ -213,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
     appear = Counter(k for c in fitting for g in c.groups for _, _, k in g)
     answers = Counter(
-        k for c in fitting for k in {t[2] for g in c.groups for t, key in zip(g, _keys([x[0] for x in g], c.item.relevant))
+        k for c in fitting for k in {t[2] for g in c.groups for t, key in zip(g, label_keys([x[0] for x in g], c.item.relevant))
                                      if key in set(c.item.relevant)}
     )  # fmt: skip
     lines += [
