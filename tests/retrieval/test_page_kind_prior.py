@@ -67,7 +67,7 @@ def test_priors_are_ignored_while_the_setting_is_off(two_folders, embedder):
     _, index = two_folders
     plain = _order(index, embedder)
     assert _order(index, embedder, page_kind_prior=False, page_kind_priors={"design": 0.01}) == plain
-    assert _order(index, embedder, page_kind_prior=True) == plain  # on, with no fitted prior: neutral
+    assert _order(index, embedder, page_kind_prior=True, page_kind_priors={}) == plain  # on, no prior: neutral
 
 
 def test_a_hits_score_is_its_fused_score_times_its_kinds_prior(two_folders, embedder):
