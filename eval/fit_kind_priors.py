@@ -3,17 +3,18 @@
     python eval/fit_kind_priors.py [--docs-release 0.33.0] [--also-gate] [--write]
 
 Each fused retrieval score is multiplied by the prior of its page's kind (`assistant/retrieval/page_kind.py`:
-troubleshooting, feature guide, configuration reference, integration, design, contributing...; a curated entry is
-a kind too). The priors are learned, not chosen: for the fitting side's labelled questions (seed, docs, docs_zh,
-reports, and the negatives a release's docs answer; the held-out third is never fitted on), every fused candidate
-is read once with its score; a listwise model, P(candidate) ∝ (score × prior of its kind) ** t, is fitted by
-maximum likelihood of the labelled candidates, with an L2 penalty λ·Σ log(prior)² that pulls each prior to 1: a
-kind seen in few questions stays neutral. λ is chosen by 5-fold cross-validation on the fitting side (the folds of
+troubleshooting, feature guide, configuration reference, integration, design, contributing...). The priors are
+learned, not chosen: for the fitting side's labelled questions (seed, docs, docs_zh, reports, and the negatives a
+release's docs answer; the held-out third and the entry questions are never fitted on), every fused candidate is
+read once with its score, and a listwise model, P(candidate) ∝ (score × prior of its kind) ** t over a question's
+best `TOP` candidates, is fitted by maximum likelihood of the labelled ones, with an L2 penalty λ·Σ log(prior)²
+that pulls each prior to 1: a kind seen in few questions stays neutral. Only docs pages get a prior, centred
+(`assistant/eval/kind_priors.py` says why). λ is chosen by 5-fold cross-validation on the fitting side (the folds of
 `assistant/eval/split.py`), as the one whose out-of-fold MRR@10 is best (no prior at all is a candidate too); the
 priors are then fitted on the whole fitting side with it. Prints the priors (for `Settings.page_kind_priors`) and
 MRR@10 / hit@1 / hit@3 without and with them: on the fitting side, out of fold, and held out (make run's corpus,
-and with `--also-gate` the gate's corpus, whose figures are out of sample by construction). `--write` also writes
-eval/kind_priors.md.
+and with `--also-gate` the gate's corpus). These are retrieval figures; whether the answers gain is the full
+eval's to say (eval/README.md, "What kind of page it is"). `--write` also writes eval/kind_priors.md.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, HELD_OUT_SETS, Item, load_sets
+from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, Item, load_sets
 from assistant.eval.kind_priors import LAMBDAS, Candidates, cross_validated, figures, fit, label_keys
 from assistant.eval.release_corpus import build_release_index, release_settings
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings, release_items
@@ -51,12 +52,11 @@ def collect(assistant: Assistant, items: Sequence[Item]) -> list[Candidates]:
 
 
 def labelled(sets_dir: Path, release: str | None) -> list[Item]:
-    """The answerable questions (and negatives a release's docs answer) with their labels on that corpus."""
+    """The answerable questions (and negatives a release's docs answer) with their labels on that corpus. The sets
+    held out whole (the entry questions) are among them: `is_held_out` keeps them out of the fit, and they are
+    judged with the rest of the held-out split."""
     sets = load_sets("all", sets_dir)
-    items = [
-        i for name, chosen in sets.items() if (name in ANSWERABLE or name == "negatives") and name not in HELD_OUT_SETS
-        for i in chosen
-    ]  # fmt: skip
+    items = [i for name, chosen in sets.items() if name in ANSWERABLE or name == "negatives" for i in chosen]
     if release:
         items = release_items(items, release)
     return [i for i in items if i.answerable and i.relevant]

@@ -166,7 +166,8 @@ class Retriever:
         return (applicable + elsewhere)[:k]
 
     def candidates(self, query: Query, k: int) -> tuple[list[Hit], list[Hit]]:
-        """Up to `k` hits that apply to the user's platform, in fused order, and those for another platform."""
+        """Up to `k` hits that apply to the user's platform, in fused order, and those for another platform
+        (`eval/fit_kind_priors.py` reads every candidate's fused score through it)."""
         lexical = self.lexical
         if lexical.n_docs == 0:
             return [], []
