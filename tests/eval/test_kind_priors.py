@@ -1,6 +1,8 @@
 """Fitting the page-kind priors: a kind that is the answer just below another kind's distractor is lifted, a kind
 seen in one question stays near 1, and re-ranking keeps the retriever's two groups apart."""
 
+import math
+
 import pytest
 
 from assistant.eval.dataset import Item
@@ -59,3 +61,14 @@ def test_reranking_under_priors_keeps_the_other_platforms_sections_after_the_res
     # The answer is a section for another platform (the retriever's second group): no prior lifts it above the first.
     q = _question(0, [("a", 0.2, "design")], "0-b", elsewhere=[("b", 1.0, "troubleshooting")])
     assert ranks(q, {"design": 0.01, "troubleshooting": 100.0}) == pytest.approx((0.5, 0.0, 1.0))
+
+
+def test_entries_get_no_prior_and_the_pages_priors_are_centred():
+    # Entries answer every question here, two design pages beat them: still no prior lifts or sinks the entries, and
+    # the pages' log-priors, weighted by how often each kind is a candidate (design twice, troubleshooting once), sum
+    # to 0, where a fit free of that would sink both kinds of page.
+    rows = [("p1", 1.0, "design"), ("p2", 0.95, "design"), ("entry", 0.9, "entry"), ("guide", 0.3, "troubleshooting")]
+    priors = fit([_question(i, rows, f"{i}-entry") for i in range(30)], lam=1.0)
+    assert "entry" not in priors
+    assert priors["design"] < 1 < priors["troubleshooting"]
+    assert 2 * math.log(priors["design"]) + math.log(priors["troubleshooting"]) == pytest.approx(0.0, abs=2e-3)
