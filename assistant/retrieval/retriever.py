@@ -14,6 +14,7 @@ from assistant.index.use_vectors import UseMatrix, load_matrix, use_revision
 from assistant.models import Chunk, Hit, Query, RerankOutcome
 from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.fusion import channel_weights, ranked, relative_score_fusion
+from assistant.retrieval.page_kind import page_kind, with_priors
 from assistant.retrieval.reranker import Reranker
 from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
@@ -49,6 +50,8 @@ class Retriever:
         self.use_embedder = use_embedder
         # Fusion weights per language and channel; None: fusion.py's (eval/fit_fusion.py sets others to try).
         self.weights: dict[str, dict[str, float]] | None = None
+        # The page-kind priors; None: the settings' (eval/fit_kind_priors.py sets {} to read the fused scores alone).
+        self.kind_priors: dict[str, float] | None = None
         self._lexical: LexicalIndex | None = None
         self._revision: int | None = None
         self._use_revision = 0
@@ -134,6 +137,12 @@ class Retriever:
             return dict(self.weights.get(lang, self.weights["en"]))
         return channel_weights(lang, with_use)
 
+    def _priors(self) -> dict[str, float]:
+        """The prior of each page kind the fused scores are multiplied by ({}: none)."""
+        if self.kind_priors is not None:
+            return self.kind_priors
+        return self.settings.page_kind_priors if self.settings.page_kind_prior else {}
+
     def refresh(self) -> None:
         self._checked_at = 0.0
 
@@ -142,7 +151,7 @@ class Retriever:
         if self.reranker is None:
             return Retrieval(self.search(query, k))
         depth = max(k, self.settings.rerank_top_n)
-        applicable, elsewhere = self._candidates(query, depth)
+        applicable, elsewhere = self.candidates(query, depth)
         if len(applicable) < 2:  # nothing to order
             return Retrieval((applicable + elsewhere)[:k])
         # The salient text in the user's language: a multilingual cross-encoder needs no English view.
@@ -153,11 +162,12 @@ class Retriever:
 
     def search(self, query: Query, k: int) -> list[Hit]:
         """The best `k` hits in fused order (no reranking)."""
-        applicable, elsewhere = self._candidates(query, k)
+        applicable, elsewhere = self.candidates(query, k)
         return (applicable + elsewhere)[:k]
 
-    def _candidates(self, query: Query, k: int) -> tuple[list[Hit], list[Hit]]:
-        """Up to `k` hits that apply to the user's platform, in fused order, and those for another platform."""
+    def candidates(self, query: Query, k: int) -> tuple[list[Hit], list[Hit]]:
+        """Up to `k` hits that apply to the user's platform, in fused order, and those for another platform
+        (`eval/fit_kind_priors.py` reads every candidate's fused score through it)."""
         lexical = self.lexical
         if lexical.n_docs == 0:
             return [], []
@@ -184,6 +194,10 @@ class Retriever:
             channels["use"] = use
         # The MiniLM model reads English only: without USE, a Chinese question leans on the lexical side.
         fused = relative_score_fusion(channels, self._weights(query.lang, matrix is not None))
+        priors = self._priors()
+        if priors:  # how often a page of this kind answers a question, learned (eval/fit_kind_priors.py)
+            by_id = lexical.by_id
+            fused = with_priors(fused, {cid: page_kind(by_id[cid]) for cid in fused if cid in by_id}, priors)
         # A Chinese question is measured on its own words and on its English view (English chunks
         # cannot contain its Chinese words); the better view counts.
         views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]

@@ -1,0 +1,83 @@
+"""The page-kind prior reorders real retrieval: a real index of docs pages in two folders, the real model."""
+
+import pytest
+
+from assistant.service import Assistant
+from tests.conftest import make_settings
+
+# Two sections about the same error, one in a design note and one in the troubleshooting guide: close enough on
+# words and meaning that their fused scores are near, so a prior decides which comes first.
+PAGES = {
+    "design/cuda_graphs.md": """# CUDA Graphs
+
+## Capture and replay
+
+CUDA graph capture records the kernels of a decode step once and replays them. An illegal memory access
+during graph replay stops the engine; capture sizes are listed by `cudagraph_capture_sizes`.
+""",
+    "usage/troubleshooting.md": """# Troubleshooting
+
+## Illegal memory access during CUDA graph replay
+
+An illegal memory access while a CUDA graph is replayed: rerun with `--enforce-eager` to run without CUDA
+graphs, which shows the kernel that fails.
+""",
+    # Pages about something else, so that neither section is the bottom of a channel's min-max range (a score of 0
+    # there, which no prior lifts).
+    "features/lora.md": "# LoRA Adapters\n\n## Serving adapters\n\nPass `--enable-lora` and `--lora-modules name=path`.\n",
+    "serving/offline_inference.md": "# Offline Inference\n\n## Batches\n\nThe `LLM` class runs a batch of prompts.\n",
+    "models/supported_models.md": "# Supported Models\n\n## Text\n\nLlama, Qwen and Mistral families are supported.\n",
+}
+QUESTION = "illegal memory access during CUDA graph replay"
+
+
+@pytest.fixture(scope="module")
+def two_folders(tmp_path_factory, embedder):
+    root = tmp_path_factory.mktemp("kind-docs")
+    for rel, text in PAGES.items():
+        path = root / "docs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    index = tmp_path_factory.mktemp("kind-index")
+    assistant = Assistant(make_settings(index, use_channel=False), embedder=embedder)
+    assert not assistant.ingest([root]).skipped
+    return root, index
+
+
+def _order(index, embedder, **settings) -> list[str]:
+    assistant = Assistant(make_settings(index, use_channel=False, **settings), embedder=embedder)
+    _, hits = assistant.retrieve(QUESTION)
+    return [h.chunk.source.split("#")[0] for h in hits]
+
+
+def test_the_prior_of_a_kind_moves_its_sections_up_or_down(two_folders, embedder):
+    _, index = two_folders
+    design, trouble = "docs/design/cuda_graphs.md", "docs/usage/troubleshooting.md"
+    favour_trouble = _order(
+        index, embedder, page_kind_prior=True, page_kind_priors={"design": 0.5, "troubleshooting": 2}
+    )
+    favour_design = _order(
+        index, embedder, page_kind_prior=True, page_kind_priors={"design": 2, "troubleshooting": 0.5}
+    )
+    # Both cannot hold of one order: the priors, and nothing else, decide it.
+    assert favour_trouble[:2] == [trouble, design] and favour_design[:2] == [design, trouble]
+
+
+def test_priors_are_ignored_while_the_setting_is_off(two_folders, embedder):
+    _, index = two_folders
+    plain = _order(index, embedder)
+    assert _order(index, embedder, page_kind_prior=False, page_kind_priors={"design": 0.01}) == plain
+    assert _order(index, embedder, page_kind_prior=True, page_kind_priors={}) == plain  # on, no prior: neutral
+
+
+def test_a_hits_score_is_its_fused_score_times_its_kinds_prior(two_folders, embedder):
+    _, index = two_folders
+    plain = Assistant(make_settings(index, use_channel=False), embedder=embedder)
+    weighted = Assistant(
+        make_settings(index, use_channel=False, page_kind_prior=True, page_kind_priors={"design": 0.5}),
+        embedder=embedder,
+    )
+    before = {h.chunk.id: h.score for h in plain.retrieve(QUESTION)[1]}
+    after = {h.chunk.id: (h.score, h.chunk.source) for h in weighted.retrieve(QUESTION)[1]}
+    for cid, (score, source) in after.items():
+        assert score == pytest.approx(before[cid] * (0.5 if source.startswith("docs/design/") else 1.0))
