@@ -102,3 +102,33 @@ def test_no_fitting_entry_question_shares_a_thread_with_an_entry_or_a_held_out_i
     held = {thread for found in held_out_threads(held_out_files()).values() for thread in found}
     both = sorted(f"{item} was written from {t}, a held-out item's thread" for item, ts in fit.items() for t in ts & held)
     assert not shared + both, "fitting entry questions that are not out of sample:\n" + "\n".join(shared + both)
+
+
+def batches_sharing_threads(batches: dict[str, set[str]]) -> list[str]:
+    """Every (batch, batch, thread) where two held-out batches were written from one thread."""
+    names = sorted(batches)
+    return [
+        f"{a} and {b} were both written from {thread}"
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        for thread in sorted(batches[a] & batches[b])
+    ]
+
+
+def test_batches_sharing_a_thread_are_reported():
+    batches = {"fresh/b1": {"a/b#1", "a/b#2"}, "fresh/b2": {"a/b#2"}, "sets/x.jsonl": {"c/d#3"}}
+    assert batches_sharing_threads(batches) == ["fresh/b1 and fresh/b2 were both written from a/b#2"]
+
+
+def test_no_two_fresh_batches_or_a_batch_and_a_set_share_a_thread():
+    # A new batch scored "before any change" must be out of sample for the earlier batches and sets too: a thread
+    # reused by a later batch would let that batch's wording leak into what was tuned on the earlier one.
+    groups: dict[str, set[str]] = {}
+    for batch in sorted(p for p in FRESH_DIR.iterdir() if p.is_dir()):
+        found = held_out_threads(sorted(batch.glob("*.jsonl")))
+        groups[str(batch.relative_to(REPO_ROOT))] = {t for ts in found.values() for t in ts}
+    for path in sorted(DEFAULT_SETS_DIR.glob("*.jsonl")):
+        groups[str(path.relative_to(REPO_ROOT))] = {t for ts in held_out_threads([path]).values() for t in ts}
+    assert len([g for g in groups if g.startswith("eval/fresh/")]) >= 4, sorted(groups)
+    shared = batches_sharing_threads(groups)
+    assert not shared, "threads used by two held-out batches or sets:\n" + "\n".join(shared)
