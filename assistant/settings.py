@@ -166,12 +166,6 @@ class Settings(BaseSettings):
         le=64,
         description="PyTorch threads per query embedding in app.py (0: PyTorch's default); 1 serves concurrent requests best.",
     )
-    build_threads: int = Field(
-        0,
-        ge=0,
-        le=64,
-        description="PyTorch and BLAS threads for the embeddings of app.py's start-up build, before it answers (0: every core).",
-    )
     use_channel: bool = Field(
         True,
         description="A third retrieval channel beside MiniLM and BM25 for Chinese questions: Google's multilingual "

@@ -16,7 +16,6 @@ import threading
 import time
 
 from assistant.errors import AssistantError, StoreUnavailableError
-from assistant.index.embedder import build_threads
 from assistant.index.health import check_index
 from assistant.index.probe import probe_vector_index
 from assistant.service import Assistant
@@ -179,8 +178,7 @@ class Readiness:
             self.detail = message
             log.info("index progress", extra={"progress": message})
 
-        with build_threads(assistant.settings):  # nothing is answered yet: the build may use every core
-            prepared = assistant.prepare_index(progress=progress)  # the eval's release corpus is built by the same call
+        prepared = assistant.prepare_index(progress=progress)  # the eval's release corpus is built by the same call
         if prepared.index is not None:
             log.info("index built", extra={"summary": prepared.index.summary()})
         for synced in prepared.releases:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -73,27 +71,6 @@ def apply_torch_threads(settings: Settings) -> int:
 
         threadpool_limits(limits=settings.torch_threads, user_api="blas")
     return torch.get_num_threads()
-
-
-@contextmanager
-def build_threads(settings: Settings) -> Iterator[int]:
-    """Every core (or `settings.build_threads`) for PyTorch and BLAS while the index is built, then the serving count
-    back; yields the count used.
-
-    Until the server is ready it answers nothing, so the one-thread rule for concurrent requests does not apply: the
-    first start embeds the release's ~3,000 docs sections, ~4.5 min of CPU on one thread, the largest stage of it.
-    """
-    import torch
-    from threadpoolctl import threadpool_limits
-
-    n = settings.build_threads or len(os.sched_getaffinity(0))
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        with threadpool_limits(limits=n, user_api="blas"):
-            yield n
-    finally:
-        torch.set_num_threads(before)
 
 
 def make_embedder(settings: Settings) -> Embedder:
