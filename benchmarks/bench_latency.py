@@ -107,6 +107,7 @@ def instrument(stages: Stages) -> None:
     UseMatrix.similarities = stages.wrap("dense search (USE)", UseMatrix.similarities)
     ChromaStore.query = stages.wrap("dense search (Chroma)", ChromaStore.query)
     ChromaStore.vectors = stages.wrap("dense search (Chroma)", ChromaStore.vectors)
+    retriever.Retriever.stored_vectors = stages.wrap("dense search (Chroma)", retriever.Retriever.stored_vectors)
     LexicalIndex.scores = stages.wrap("lexical (BM25)", LexicalIndex.scores)
     LexicalIndex.top = stages.wrap("lexical (BM25)", LexicalIndex.top)
     retriever.relative_score_fusion = stages.wrap("fusion", retriever.relative_score_fusion)
