@@ -265,6 +265,7 @@ class Assistant:
         """Load the model and the indexes now rather than on the first question."""
         self.embedder.embed(["warm up"])
         _ = self.retriever.lexical
+        self.retriever.stored_vectors([])  # the snapshot's MiniLM vectors, read once
         if self.retriever.use_matrix() is not None:  # else it loads when the background fill completes it
             self.use_embedder.embed(["warm up"])
         self._block_table()

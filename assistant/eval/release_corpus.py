@@ -63,12 +63,16 @@ def build_release_index(assistant: Assistant, progress: Progress = lambda _m: No
     missing = [v for v in settings.vllm_releases if release_version(v) not in have]
     if missing:
         raise ConfigError(f"the code facts of vLLM {', '.join(missing)} are not in {settings.index_dir}")
-    # The server stores the USE vectors of the release's sections in the background once ready, and the channel
-    # joins when every chunk has one: score that state, what users get after the first minutes. (Paragraph vectors
-    # are left to the answers: a section without them is embedded at query time, to the same result.)
+    # The server stores the USE vectors of the release's sections in the background once ready (the channel joins
+    # when every chunk has one), then their paragraph vectors: score that state, what users get after the first
+    # minutes. The answers are the same without the paragraph vectors (embedded at query time instead), but each
+    # answer would then time the embedding of the paragraphs it reaches, which no user of a filled index waits for.
     filled = assistant.ensure_use_vectors(progress=progress)
     if filled:
         progress(f"release index: stored the USE vectors of {filled} chunks")
+    sections = assistant.ensure_block_vectors(progress=progress)
+    if sections:
+        progress(f"release index: stored the paragraph vectors of {sections} docs sections")
     assistant.warm_up()
     progress(
         f"release index: {assistant.retriever.lexical.n_docs} chunks, code facts of "

@@ -68,6 +68,8 @@ def test_the_index_is_what_make_run_serves(assistant, run):
     assert run.meta["corpus"] == f"make run's for vLLM {EVAL_RELEASE}"
     if assistant.settings.use_channel:  # scored as served once the background fill is done: all three channels
         assert assistant.retriever.use_matrix() is not None, "the index lacks USE vectors: the channel is off"
+    # and the paragraph vectors the fill stores after them: the latency columns time no query-time paragraph embedding
+    assert not assistant.missing_block_vectors(), "docs sections without their paragraph vectors"
 
 
 @pytest.mark.parametrize("set_name", ["docs", "reports"])
