@@ -128,14 +128,17 @@ def test_the_channel_ranks_a_chinese_questions_section_above_where_minilm_and_bm
     assert on.missing_use_vectors() == []  # stored at ingest (the channel is on by default)
     off = Assistant(make_settings(index, use_channel=False), embedder=embedder)
 
-    def rank(a) -> int:
-        sources = [h.chunk.source for h in a.retrieve(question, k=10)[1]]
-        return sources.index(section) + 1 if section in sources else 99
+    def ranks(a) -> tuple[int, int]:
+        """(rank among all hits, rank among the docs sections), 99 when not in the first ten."""
+        hits = a.retrieve(question, k=10)[1]
+        every = [h.chunk.source for h in hits]
+        docs = [h.chunk.source for h in hits if h.chunk.kind == "doc"]
+        return tuple(xs.index(section) + 1 if section in xs else 99 for xs in (every, docs))
 
-    without, with_use = rank(off), rank(on)
-    # The channel lifts the section; curated entries that answer the question too (two reproducibility entries
-    # for the third, since the corpus grew) may stay above it.
-    assert with_use < without and with_use <= 5, (without, with_use)
+    (without, _), (with_use, among_docs) = ranks(off), ranks(on)
+    # The channel lifts the section, and no other docs section stays above it. Curated entries near the question
+    # may (five, for the third, at 175 entries): the corpus grows, and that says nothing about the channel.
+    assert with_use < without and among_docs == 1, (without, with_use, among_docs)
 
 
 def test_the_server_is_ready_before_the_use_vectors_exist_and_the_channel_joins_once_they_are_filled(
