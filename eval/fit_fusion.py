@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, load_sets
-from assistant.eval.metrics import judged_ids
+from assistant.eval.metrics import first_label_figures
 from assistant.eval.release_corpus import build_release_index, release_settings
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings, release_items
 from assistant.eval.split import is_held_out
@@ -49,10 +49,7 @@ def ranks(
     out = {}
     for item in items:
         hits = assistant.retriever.search(queries[item.id], 10)
-        judged = judged_ids([h.chunk for h in hits], item.relevant)
-        first = next((i for i, cid in enumerate(judged) if cid in set(item.relevant)), None)
-        rr = 0.0 if first is None or first >= 10 else 1.0 / (first + 1)
-        out[item.id] = (rr, float(first == 0), float(first is not None and first < 3))
+        out[item.id] = first_label_figures([h.chunk for h in hits], item.relevant)
     return out
 
 

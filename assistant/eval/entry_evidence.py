@@ -13,13 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from assistant.retrieval.evidence import informative
+
 # (found, total): the IDF mass of a query view's informative tokens that a chunk (or the corpus) has, and in all
 Parts = tuple[float, float]
-
-
-def informative(tokens: Iterable[str]) -> set[str]:
-    """The tokens `evidence.coverage` counts: longer than one character and not a number."""
-    return {t for t in tokens if len(t) > 1 and not t.isdigit()}
 
 
 def mass_parts(tokens: Iterable[str], has: Callable[[str], bool], idf: Callable[[str], float]) -> Parts:

@@ -12,7 +12,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from assistant.eval.dataset import Item
-from assistant.eval.metrics import judged_ids
+from assistant.eval.metrics import first_label_figures, label_key
 from assistant.eval.split import fold_of
 from assistant.models import Chunk
 from assistant.retrieval.page_kind import KINDS
@@ -41,11 +41,7 @@ def ranks(c: Candidates, priors: Mapping[str, float]) -> tuple[float, float, flo
     for group in c.groups:
         scored = sorted(group, key=lambda t: (-t[1] * priors.get(t[2], 1.0), t[0].id))
         order += [chunk for chunk, _, _ in scored]
-    judged = judged_ids(order[:40], c.item.relevant)
-    relevant = set(c.item.relevant)
-    first = next((i for i, cid in enumerate(judged) if cid in relevant), None)
-    rr = 0.0 if first is None or first >= 10 else 1.0 / (first + 1)
-    return rr, float(first == 0), float(first is not None and first < 3)
+    return first_label_figures(order[:40], c.item.relevant)
 
 
 def figures(cands: Sequence[Candidates], priors: Mapping[str, float]) -> tuple[float, float, float]:
@@ -78,12 +74,8 @@ def _arrays(cands: Sequence[Candidates], kinds: list[str]):
 
 def label_keys(chunks: Sequence[Chunk], labels: Sequence[str]) -> list[str]:
     """Each chunk's label key as `judged_ids` sees it (the chunk's id, section or page when that is a label)."""
-    labels = set(labels)
-    out = []
-    for chunk in chunks:
-        page = chunk.source.split("#", 1)[0]
-        out.append(next((k for k in (chunk.id, chunk.source, page) if k in labels), chunk.id))
-    return out
+    wanted = set(labels)
+    return [label_key(chunk, wanted) for chunk in chunks]
 
 
 def _nll(t: float, beta: np.ndarray, arrays) -> tuple[float, float, np.ndarray]:

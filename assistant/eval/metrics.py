@@ -31,23 +31,26 @@ _NO_HIT = "__no_hit__"
 # --------------------------------------------------------------------------- retrieval
 
 
+def label_key(chunk: Chunk, labels: set[str]) -> str:
+    """The label `chunk` satisfies (its id, its section's source, or its page), else its id."""
+    page = chunk.source.split("#", 1)[0]
+    return next((k for k in (chunk.id, chunk.source, page) if k in labels), chunk.id)
+
+
 def judged_ids(chunks: Sequence[Chunk], labels: Iterable[str]) -> list[str]:
     """The ranked list as the labels see it: each chunk mapped to the label it satisfies (else its id), deduped."""
     labels = set(labels)
-    out: list[str] = []
-    for chunk in chunks:
-        page = chunk.source.split("#", 1)[0]
-        if chunk.id in labels:
-            key = chunk.id
-        elif chunk.source in labels:
-            key = chunk.source
-        elif page in labels:
-            key = page
-        else:
-            key = chunk.id
-        if key not in out:
-            out.append(key)
-    return out
+    return list(dict.fromkeys(label_key(chunk, labels) for chunk in chunks))
+
+
+def first_label_figures(chunks: Sequence[Chunk], labels: Iterable[str]) -> tuple[float, float, float]:
+    """(reciprocal rank in the top 10, hit@1, hit@3) of the first chunk a label names, in `chunks`' order: what the
+    fitting scripts (eval/fit_fusion.py, `kind_priors`) score one question by without ranx."""
+    relevant = set(labels)
+    judged = judged_ids(chunks, relevant)
+    first = next((i for i, cid in enumerate(judged) if cid in relevant), None)
+    rr = 0.0 if first is None or first >= 10 else 1.0 / (first + 1)
+    return rr, float(first == 0), float(first is not None and first < 3)
 
 
 def retrieval_scores(

@@ -20,9 +20,14 @@ from assistant.text.signals import SUMMARY_CHARS
 PRIOR_MASS = 8.0
 
 
+def informative(tokens: Iterable[str]) -> set[str]:
+    """The query tokens the shares count: distinct, longer than one character, not a number."""
+    return {t for t in tokens if len(t) > 1 and not t.isdigit()}
+
+
 def coverage(query_tokens: Iterable[str], chunk_terms: frozenset[str], idf: Callable[[str], float]) -> float:
     """IDF-weighted share of the query's distinct informative tokens that the chunk contains (shrunk by PRIOR_MASS)."""
-    terms = {t for t in query_tokens if len(t) > 1 and not t.isdigit()}
+    terms = informative(query_tokens)
     if not terms:
         return 0.0
     total = sum(idf(t) for t in terms)
@@ -36,7 +41,7 @@ def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known:
     A question about something the knowledge base never mentions (another product, an uncovered
     feature) is made of words the corpus lacks, whatever chunk comes out on top.
     """
-    terms = {t for t in query_tokens if len(t) > 1 and not t.isdigit()}
+    terms = informative(query_tokens)
     total = sum(idf(t) for t in terms)
     return sum(idf(t) for t in terms if known(t)) / (total + PRIOR_MASS)
 
