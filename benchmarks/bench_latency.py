@@ -24,7 +24,6 @@ embedding counts as embedding, not as compose), with the question's embedding pe
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 from collections import defaultdict
@@ -119,11 +118,9 @@ def instrument(stages: Stages) -> None:
 
 def load_queries(limit: int) -> list[tuple[str, str]]:
     """(set, query) of every eval set, or `limit` of them spread evenly over the sets."""
-    queries: list[tuple[str, str]] = []
-    for name in SETS:
-        path = REPO_ROOT / "eval" / "sets" / f"{name}.jsonl"
-        with path.open(encoding="utf-8") as fh:
-            queries += [(name, json.loads(line)["query"]) for line in fh if line.strip()]
+    from assistant.eval.dataset import load_sets
+
+    queries = [(name, item.query) for name, items in load_sets(list(SETS)).items() for item in items]
     if limit and limit < len(queries):
         queries = [queries[i * len(queries) // limit] for i in range(limit)]
     return queries
