@@ -1,4 +1,4 @@
-"""Eval metrics. Retrieval metrics come from ranx; the answer metrics are small pure functions.
+"""Eval metrics: small pure functions (the retrieval metrics are checked against ranx in the tests).
 
 Definitions (also in eval/README.md):
 - relevance: a hit is relevant when its chunk id is a label (curated entries), or its `source` equals a
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from assistant.models import Chunk
 
+# Each metric by its name here and in ranx, the reference implementation the tests compare against.
 RETRIEVAL_METRICS = {"hit@1": "hit_rate@1", "hit@3": "hit_rate@3", "mrr@10": "mrr@10", "ndcg@10": "ndcg@10"}
-_NO_HIT = "__no_hit__"
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -56,28 +56,28 @@ def first_label_figures(chunks: Sequence[Chunk], labels: Iterable[str]) -> tuple
 def retrieval_scores(
     relevant: Mapping[str, Sequence[str]], ranked: Mapping[str, Sequence[str]]
 ) -> dict[str, dict[str, float]]:
-    """Per-query hit@1, hit@3, MRR@10 and nDCG@10 (binary relevance) computed by ranx.
+    """Per-query hit@1, hit@3, MRR@10 and nDCG@10 with binary relevance, in the system's order.
 
     `relevant`: query id -> relevant ids; `ranked`: query id -> ids in rank order (see `judged_ids`).
+    These are the TREC definitions ranx implements (hit_rate@k, mrr@k, ndcg@k); they are computed here in plain
+    Python because the eval once reported hit@1 0.000 for every query through ranx's numba kernels (with an
+    "unsafe cast uint64 -> int64" warning), a silent corruption of the gate. tests/eval/test_metrics.py checks
+    these figures against ranx over random rankings, so the definitions cannot drift from the library's.
     """
-    from ranx import Qrels, Run, evaluate
-
-    qids = sorted(relevant)
-    if not qids:
-        return {}
-    qrels = Qrels({q: {doc: 1 for doc in relevant[q]} for q in qids})
-    # Scores from ranks, so ranx sees exactly the system's order (no ties to break).
-    run_dict = {}
-    for q in qids:
-        docs = list(dict.fromkeys(ranked.get(q, ())))
-        run_dict[q] = {doc: float(len(docs) - i) for i, doc in enumerate(docs)} or {_NO_HIT: 0.0}
-    per_metric = evaluate(
-        qrels, Run(run_dict), list(RETRIEVAL_METRICS.values()), return_mean=False, make_comparable=True
-    )
-    return {
-        q: {name: float(per_metric[ranx_name][i]) for name, ranx_name in RETRIEVAL_METRICS.items()}
-        for i, q in enumerate(qids)
-    }
+    scores: dict[str, dict[str, float]] = {}
+    for q in sorted(relevant):
+        labels = set(relevant[q])
+        docs = list(dict.fromkeys(ranked.get(q, ())))[:10]
+        ranks = [i for i, doc in enumerate(docs) if doc in labels]
+        dcg = sum(1.0 / math.log2(i + 2) for i in ranks)
+        ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(labels), 10)))
+        scores[q] = {
+            "hit@1": float(bool(ranks) and ranks[0] == 0),
+            "hit@3": float(bool(ranks) and ranks[0] < 3),
+            "mrr@10": 1.0 / (ranks[0] + 1) if ranks else 0.0,
+            "ndcg@10": dcg / ideal if ideal else 0.0,
+        }
+    return scores
 
 
 # --------------------------------------------------------------------------- answers

@@ -2,11 +2,13 @@
 
 import json
 import math
+import random
 
 import pytest
 
 from assistant.eval.dataset import CONTRADICTIONS, DatasetError, load_set, load_sets
 from assistant.eval.metrics import (
+    RETRIEVAL_METRICS,
     abstention,
     check_citations,
     claim_terms,
@@ -40,7 +42,7 @@ def test_judged_ids_maps_parts_and_pages_to_their_label_once():
     assert judged_ids(chunks, []) == ["docs/a.md#x~2", "docs/a.md#x", "docs/b.md#y", "entry-1"]
 
 
-def test_retrieval_scores_from_ranx():
+def test_retrieval_scores_by_hand():
     scores = retrieval_scores(
         {"q1": ["a"], "q2": ["b", "c"], "q3": ["z"]},
         {"q1": ["a", "x"], "q2": ["x", "y", "b"], "q3": []},
@@ -55,6 +57,25 @@ def test_retrieval_scores_from_ranx():
 
 def test_retrieval_scores_keep_the_system_order_not_id_order():
     assert retrieval_scores({"q": ["b"]}, {"q": ["z", "b"]})["q"]["mrr@10"] == pytest.approx(0.5)
+
+
+def test_retrieval_scores_agree_with_ranx_on_random_rankings():
+    """ranx is the reference implementation of these definitions: 300 random queries, a few relevant ids each,
+    rankings of 0-15 ids (so rank 11+ and unranked labels occur), every metric equal query by query."""
+    from ranx import Qrels, Run, evaluate
+
+    rng = random.Random(7)
+    pool = [f"d{i}" for i in range(25)]
+    relevant = {f"q{i:03d}": rng.sample(pool, rng.randint(1, 4)) for i in range(300)}
+    ranked = {q: rng.sample(pool, rng.randint(0, 15)) for q in relevant}
+    ours = retrieval_scores(relevant, ranked)
+    qids = sorted(relevant)
+    qrels = Qrels({q: {d: 1 for d in relevant[q]} for q in qids})
+    run = Run({q: {d: float(len(ranked[q]) - i) for i, d in enumerate(ranked[q])} or {"none": 0.0} for q in qids})
+    theirs = evaluate(qrels, run, list(RETRIEVAL_METRICS.values()), return_mean=False, make_comparable=True)
+    for name, ranx_name in RETRIEVAL_METRICS.items():
+        assert [ours[q][name] for q in qids] == pytest.approx(list(theirs[ranx_name]), abs=1e-9), name
+    assert 0 < sum(ours[q]["hit@1"] for q in qids) < len(qids)  # the sample holds hits and misses
 
 
 # --------------------------------------------------------------------------- answers
