@@ -57,7 +57,7 @@ class Settings(BaseSettings):
         ),
     )
     page_kind_prior: bool = Field(
-        True,
+        False,
         description="Order the docs sections among the ranks they hold by fused score × the prior of their page's kind "
         "(troubleshooting, design, integration...; `assistant/retrieval/page_kind.py`), as fitted in "
         "`page_kind_priors`; curated entries keep their rank.",
