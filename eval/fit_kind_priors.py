@@ -2,12 +2,13 @@
 
     python eval/fit_kind_priors.py [--docs-release 0.33.0] [--also-gate] [--write]
 
-Each fused retrieval score is multiplied by the prior of its page's kind (`assistant/retrieval/page_kind.py`:
-troubleshooting, feature guide, configuration reference, integration, design, contributing...). The priors are
-learned, not chosen: for the fitting side's labelled questions (seed, docs, docs_zh, reports, and the negatives a
-release's docs answer; the held-out third and the entry questions are never fitted on), every fused candidate is
-read once with its score, and a listwise model, P(candidate) ∝ (score × prior of its kind) ** t over a question's
-best `TOP` candidates, is fitted by maximum likelihood of the labelled ones, with an L2 penalty λ·Σ log(prior)²
+The retriever orders the docs sections among the ranks they hold by fused score × the prior of their page's kind
+(`assistant/retrieval/page_kind.py`: troubleshooting, feature guide, configuration reference, integration, design,
+contributing...); a curated entry keeps its rank. The priors are learned, not chosen: for the fitting side's
+labelled questions (seed, docs, docs_zh, reports, and the negatives a release's docs answer; the held-out third and
+the entry questions are never fitted on), every fused candidate is read once with its score, and a listwise model,
+P(section) ∝ (score × prior of its kind) ** t over the docs sections among a question's best `TOP` candidates, is
+fitted by maximum likelihood of the labelled ones, with an L2 penalty λ·Σ log(prior)²
 that pulls each prior to 1: a kind seen in few questions stays neutral. Only docs pages get a prior, centred
 (`assistant/eval/kind_priors.py` says why). λ is chosen by 5-fold cross-validation on the fitting side (the folds of
 `assistant/eval/split.py`), as the one whose out-of-fold MRR@10 is best (no prior at all is a candidate too); the

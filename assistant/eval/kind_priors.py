@@ -1,5 +1,6 @@
 """Fitting the page-kind priors (pure): every fused candidate of a question read once, then ranked again under
-candidate priors, and a listwise likelihood with an L2 pull towards 1 (`eval/fit_kind_priors.py` runs it)."""
+candidate priors as the retriever does (docs sections reordered among their own slots, `pages_reordered`), and a
+listwise likelihood over a question's docs sections with an L2 pull towards 1 (`eval/fit_kind_priors.py` runs it)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from assistant.eval.dataset import Item
 from assistant.eval.metrics import first_label_figures, label_key
 from assistant.eval.split import fold_of
 from assistant.models import Chunk
-from assistant.retrieval.page_kind import KINDS
+from assistant.retrieval.page_kind import KINDS, NOT_PAGES, pages_reordered
 
 LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 # The candidates of a question the likelihood reads: its best 40 by fused score, where a prior can still move a
@@ -23,7 +24,6 @@ LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 # and letting it into the likelihood makes it dominate the fit (every kind it is of pushed up, whatever it costs at
 # the top).
 TOP = 40
-NOT_PAGES = frozenset({"entry", "qa", "issue"})  # no docs page: no prior
 _EPS = 1e-6  # a candidate scoring 0 on every channel: no prior lifts it
 
 
@@ -36,11 +36,13 @@ class Candidates:
 
 
 def ranks(c: Candidates, priors: Mapping[str, float]) -> tuple[float, float, float]:
-    """(reciprocal rank in the top 10, hit@1, hit@3) of `c`'s labels under `priors`, ordered as the retriever does."""
+    """(reciprocal rank in the top 10, hit@1, hit@3) of `c`'s labels under `priors`, ordered as the retriever does:
+    each group in fused order, its docs sections reordered among their slots by score × prior."""
     order: list[Chunk] = []
     for group in c.groups:
-        scored = sorted(group, key=lambda t: (-t[1] * priors.get(t[2], 1.0), t[0].id))
-        order += [chunk for chunk, _, _ in scored]
+        by_id = {chunk.id: chunk for chunk, _, _ in group}
+        fused, kinds = {ch.id: s for ch, s, _ in group}, {ch.id: k for ch, _, k in group}
+        order += [by_id[cid] for cid in pages_reordered([ch.id for ch, _, _ in group], fused, kinds, priors)]
     return first_label_figures(order[:40], c.item.relevant)
 
 
@@ -53,12 +55,14 @@ def figures(cands: Sequence[Candidates], priors: Mapping[str, float]) -> tuple[f
 
 
 def _arrays(cands: Sequence[Candidates], kinds: list[str]):
-    """Padded arrays of each question's `TOP` best candidates: log score, kind index, labelled, present. A question
-    whose top candidates are all labelled, or none is, says nothing about the priors and is left out."""
+    """Padded arrays of the docs sections among each question's `TOP` best candidates: log score, kind index,
+    labelled, present. Only they compete under a prior (an entry keeps its slot), so a question whose sections there
+    are all labelled, or none is (its answer an entry, or missed), says nothing about the priors and is left out."""
     index = {k: i for i, k in enumerate(kinds)}
     rows = []
     for c in cands:
         flat = sorted((t for g in c.groups for t in g), key=lambda t: (-t[1], t[0].id))[:TOP]
+        flat = [t for t in flat if t[2] not in NOT_PAGES]
         relevant = set(c.item.relevant)
         rel = [key in relevant and t[1] > 0 for t, key in zip(flat, label_keys([t[0] for t in flat], relevant))]
         if any(rel) and not all(rel):
@@ -93,10 +97,9 @@ def _nll(t: float, beta: np.ndarray, arrays) -> tuple[float, float, np.ndarray]:
 def fit(cands: Sequence[Candidates], lam: float) -> dict[str, float]:
     """The priors maximising the labelled candidates' listwise likelihood, with λ·Σ log(prior)² pulling them to 1.
 
-    Only docs pages get a prior, and they are centred: their log-priors, weighted by how often each kind is a
-    candidate, sum to 0. So the prior says which kind of page answers, not whether pages on the whole should beat
-    the curated entries (a multiplier common to every kind of page would only say that; the fusion and the evidence
-    model decide it, and a fit on questions that are mostly about docs would push every entry down).
+    Only docs pages get a prior, and only pages compete in the likelihood, as in the retriever (a page is reordered
+    among pages only). A multiplier common to every kind of page changes nothing there, so the priors are centred
+    to fix it: their log-priors, weighted by how often each kind is a candidate, sum to 0.
     The sharpness t is fitted first, on the fused scores alone, and then held: were it free, a large t would turn
     the smallest difference between priors into a perfect fit, and the pull to 1 would hold nothing back."""
     kinds = list(KINDS)

@@ -3,7 +3,8 @@
 The top hit is often a page that shares the user's command rather than their problem: a third-party integration
 page, an example, a design note. Whether a page of some kind tends to answer a troubleshooting question is
 learned (`eval/fit_kind_priors.py` fits one prior per kind on the fitting split; `Settings.page_kind_priors`);
-this module only names the kind, by one rule taken from the layout of vLLM's `docs/` folder:
+this module names the kind, by one rule taken from the layout of vLLM's `docs/` folder, and applies the priors
+(`pages_reordered`: among docs sections only, so a prior never moves a page past a curated entry):
 
 1. A chunk that is not a docs section is its own kind: a curated `entry`, a `qa` of a page, an `issue`.
 2. A page whose file name says it is about problems (`troubleshooting`, `faq`) is `troubleshooting`, wherever
@@ -21,7 +22,7 @@ No page is named one by one: a new page gets its folder's kind.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from assistant.models import Chunk
 
@@ -47,6 +48,7 @@ TOP_FOLDERS: dict[str, str] = {
 _PROBLEM_PAGES = ("troubleshooting", "faq")  # a file name with one of these is about problems
 _THIRD_PARTY = frozenset({"frameworks", "integrations"})  # folders of other software that runs or calls vLLM
 OTHER_KINDS = ("entry", "qa", "issue", "troubleshooting", "integration", "doc")
+NOT_PAGES = frozenset({"entry", "qa", "issue"})  # kinds of chunk that are no docs section: no prior moves them
 KINDS: tuple[str, ...] = tuple(dict.fromkeys([*OTHER_KINDS, *TOP_FOLDERS.values()]))
 
 # https://docs.vllm.ai/en/v0.33.0/features/tool_calling/ -> features/tool_calling
@@ -84,6 +86,17 @@ def page_kind(chunk: Chunk) -> str:
     return TOP_FOLDERS.get(parts[0], "doc")
 
 
-def with_priors(fused: Mapping[str, float], kinds: Mapping[str, str], priors: Mapping[str, float]) -> dict[str, float]:
-    """Each fused score times the prior of its page's kind (1.0 for a kind without one, or an id of unknown kind)."""
-    return {cid: s * priors.get(kinds.get(cid, ""), 1.0) for cid, s in fused.items()}
+def pages_reordered(
+    order: Sequence[str], fused: Mapping[str, float], kinds: Mapping[str, str], priors: Mapping[str, float]
+) -> list[str]:
+    """`order` with the slots its docs sections hold refilled by those sections in order of fused score × their kind's
+    prior (1.0 for a kind without one); every other id (a curated entry, a qa, an issue, an id of unknown kind) keeps
+    its slot. The prior is learned where pages compete with pages: multiplied into every score, it also lifted a
+    troubleshooting section over the curated entry that states the whole fix (eval/README.md, "What kind of page
+    it is"). Here it says which page comes first among pages, and no entry falls below a page it beat, or rises."""
+    slots = [i for i, cid in enumerate(order) if kinds.get(cid, "entry") not in NOT_PAGES]
+    pages = sorted(slots, key=lambda i: (-fused[order[i]] * priors.get(kinds[order[i]], 1.0), i))
+    out = list(order)
+    for slot, i in zip(slots, pages):
+        out[slot] = order[i]
+    return out

@@ -16,7 +16,7 @@ from assistant.index.use_vectors import UseMatrix, load_matrix, use_revision
 from assistant.models import Chunk, Hit, Query, RerankOutcome
 from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.fusion import channel_weights, ranked, relative_score_fusion
-from assistant.retrieval.page_kind import page_kind, with_priors
+from assistant.retrieval.page_kind import page_kind, pages_reordered
 from assistant.retrieval.reranker import Reranker
 from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
@@ -187,7 +187,9 @@ class Retriever:
 
     def candidates(self, query: Query, k: int) -> tuple[list[Hit], list[Hit]]:
         """Up to `k` hits that apply to the user's platform, in fused order, and those for another platform
-        (`eval/fit_kind_priors.py` reads every candidate's fused score through it)."""
+        (`eval/fit_kind_priors.py` reads every candidate's fused score through it). With the page-kind priors on, the
+        docs sections of each group are reordered among the slots they hold (`pages_reordered`); a hit's `score` stays
+        its fused score."""
         lexical = self.lexical
         if lexical.n_docs == 0:
             return [], []
@@ -196,7 +198,6 @@ class Retriever:
         dense_ranked = self.store.query(vector, min(n, lexical.n_docs))
         bm25_all = lexical.scores(query.lexical_tokens)
         lexical_ranked = lexical.top(bm25_all, n)
-        top3 = {i for i, _ in dense_ranked[:3]} & {i for i, _ in lexical_ranked[:3]}  # the channels agree
         cos, bm25 = dict(dense_ranked), dict(lexical_ranked)
         with_use = query.use_vector is not None and bool(self._weights(query.lang, True).get("use"))
         matrix = self.use_matrix() if with_use else None
@@ -214,32 +215,28 @@ class Retriever:
             channels["use"] = use
         # The MiniLM model reads English only: without USE, a Chinese question leans on the lexical side.
         fused = relative_score_fusion(channels, self._weights(query.lang, matrix is not None))
-        priors = self._priors()
-        if priors:  # how often a page of this kind answers a question, learned (eval/fit_kind_priors.py)
-            by_id = lexical.by_id
-            fused = with_priors(fused, {cid: page_kind(by_id[cid]) for cid in fused if cid in by_id}, priors)
         # A Chinese question is measured on its own words and on its English view (English chunks
         # cannot contain its Chinese words); the better view counts.
         views = [v for v in (query.focus_tokens or query.lexical_tokens, query.english_tokens) if v]
         # A question of stopwords only ("how?") has no view: nothing it says is known or covered.
         known = max((known_share(v, lexical.idf, lambda t: t in lexical.df) for v in views), default=0.0)
-        hits, elsewhere = [], []
-        version = wanted_version(query.signals.versions, self._docs_versions(lexical))
-        for cid in ranked(fused):
-            chunk = lexical.by_id.get(cid)
-            if chunk is None:  # written after our snapshot; seen on the next refresh
-                continue
-            if not keeps(chunk, version):  # another release's copy of the docs
-                continue
-            platform = verdict(_platform(chunk), query.platforms)
-            if platform == "contradicts":  # written for another platform than the one the user runs
-                continue
+        applicable, elsewhere = self._groups(ranked(fused), lexical, query)
+        # The elsewhere sections fused above the k-th applicable one (the rest would never be shown).
+        shown = len(elsewhere) if len(applicable) < k else sum(p < applicable[k - 1][0] for p, _ in elsewhere)
+        groups = [[cid for _, cid in applicable], [cid for _, cid in elsewhere]]
+        priors = self._priors()
+        if priors:  # which kind of page answers, learned (eval/fit_kind_priors.py): pages reordered among pages only
+            kinds = {cid: page_kind(lexical.by_id[cid]) for group in groups for cid in group}
+            groups = [pages_reordered(group, fused, kinds, priors) for group in groups]
+        top3 = {i for i, _ in dense_ranked[:3]} & {i for i, _ in lexical_ranked[:3]}  # the channels agree
+
+        def hit(cid: str) -> Hit:
             terms = lexical.terms(cid)
             cover = max((coverage(v, terms, lexical.idf) for v in views), default=0.0)
             c = cos.get(cid, 0.0)
             agree = cid in top3
-            hit = Hit(
-                chunk=chunk,
+            return Hit(
+                chunk=lexical.by_id[cid],
                 score=fused[cid],
                 confidence=evidence(c, cover, known, agree),
                 dense=c,
@@ -249,11 +246,28 @@ class Retriever:
                 known=known,
                 agree=agree,
             )
-            # A section for another platform than the default, to a user who named none: after all that applies.
-            (elsewhere if platform == "unknown" else hits).append(hit)
-            if len(hits) == k:
-                break
-        return hits, elsewhere
+
+        return [hit(cid) for cid in groups[0][:k]], [hit(cid) for cid in groups[1][:shown]]
+
+    def _groups(
+        self, order: list[str], lexical: LexicalIndex, query: Query
+    ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+        """The ids of `order` (with their fused position) that apply to the user's platform, and those for a platform
+        other than the default to a user who named none (shown after all that applies); another release's copy of
+        the docs, a section for another platform than the user's, and an id newer than our snapshot are dropped."""
+        version = wanted_version(query.signals.versions, self._docs_versions(lexical))
+        applicable, elsewhere = [], []
+        for position, cid in enumerate(order):
+            chunk = lexical.by_id.get(cid)
+            if chunk is None:  # written after our snapshot; seen on the next refresh
+                continue
+            if not keeps(chunk, version):  # another release's copy of the docs
+                continue
+            platform = verdict(_platform(chunk), query.platforms)
+            if platform == "contradicts":  # written for another platform than the one the user runs
+                continue
+            (elsewhere if platform == "unknown" else applicable).append((position, cid))
+        return applicable, elsewhere
 
 
 def _platform(chunk: Chunk) -> str | None:

@@ -63,12 +63,24 @@ def test_reranking_under_priors_keeps_the_other_platforms_sections_after_the_res
     assert ranks(q, {"design": 0.01, "troubleshooting": 100.0}) == pytest.approx((0.5, 0.0, 1.0))
 
 
-def test_entries_get_no_prior_and_the_pages_priors_are_centred():
-    # Entries answer every question here, two design pages beat them: still no prior lifts or sinks the entries, and
-    # the pages' log-priors, weighted by how often each kind is a candidate (design twice, troubleshooting once), sum
-    # to 0, where a fit free of that would sink both kinds of page.
-    rows = [("p1", 1.0, "design"), ("p2", 0.95, "design"), ("entry", 0.9, "entry"), ("guide", 0.3, "troubleshooting")]
-    priors = fit([_question(i, rows, f"{i}-entry") for i in range(30)], lam=1.0)
+def test_entries_get_no_prior_keep_their_slot_and_the_pages_priors_are_centred():
+    # An entry leads, two design pages beat the troubleshooting section that answers, a feature guide trails: the
+    # fit lifts troubleshooting over design, names no prior for the entry, and the pages' log-priors, weighted by how
+    # often each kind is a candidate (design twice, troubleshooting and feature once), sum to 0. Ranked as the
+    # retriever does, the answer takes the first page slot, and the entry keeps the first slot.
+    rows = [("entry", 1.0, "entry"), ("p1", 0.95, "design"), ("p2", 0.9, "design"), ("guide", 0.8, "troubleshooting"),
+            ("f", 0.3, "feature")]  # fmt: skip
+    questions = [_question(i, rows, f"{i}-guide") for i in range(30)]
+    priors = fit(questions, lam=1.0)
     assert "entry" not in priors
     assert priors["design"] < 1 < priors["troubleshooting"]
-    assert 2 * math.log(priors["design"]) + math.log(priors["troubleshooting"]) == pytest.approx(0.0, abs=2e-3)
+    centre = 2 * math.log(priors["design"]) + math.log(priors["troubleshooting"]) + math.log(priors.get("feature", 1))
+    assert centre == pytest.approx(0.0, abs=5e-3)  # the priors are rounded to 3 decimals
+    assert ranks(questions[0], priors) == pytest.approx((0.5, 0.0, 1.0))
+    assert ranks(questions[0], {"troubleshooting": 100.0}) == pytest.approx((0.5, 0.0, 1.0))  # never past the entry
+
+
+def test_questions_answered_by_an_entry_say_nothing_about_the_pages():
+    # Pages never move past an entry, so a question whose answer is its entry gives the likelihood nothing to fit.
+    rows = [("p1", 1.0, "design"), ("entry", 0.9, "entry"), ("guide", 0.3, "troubleshooting")]
+    assert fit([_question(i, rows, f"{i}-entry") for i in range(30)], lam=1.0) == {}

@@ -1,10 +1,12 @@
-"""The kind of page a chunk comes from, read off the docs tree, and the per-kind prior on the fused score."""
+"""The kind of page a chunk comes from, read off the docs tree, and the per-kind prior that orders pages among pages."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from assistant.models import Chunk
-from assistant.retrieval.page_kind import KINDS, docs_path, page_kind, with_priors
+from assistant.retrieval.page_kind import KINDS, docs_path, page_kind, pages_reordered
 from assistant.settings import Settings
 
 
@@ -69,11 +71,33 @@ def test_every_kind_the_rule_gives_is_one_a_prior_may_name():
         assert page_kind(_doc(path)) in KINDS
 
 
-def test_priors_multiply_the_fused_score_of_their_kind_only():
-    fused = {"a": 0.8, "b": 0.6, "c": 0.5}
-    kinds = {"a": "design", "b": "troubleshooting"}  # c: a chunk of no known kind
-    out = with_priors(fused, kinds, {"design": 0.5, "troubleshooting": 2.0})
-    assert out == pytest.approx({"a": 0.4, "b": 1.2, "c": 0.5})
+def test_priors_reorder_pages_among_the_slots_pages_hold_and_nothing_else_moves():
+    order = ["d1", "e1", "t1", "q1", "d2", "x"]
+    fused = {"d1": 0.9, "e1": 0.8, "t1": 0.7, "q1": 0.6, "d2": 0.5, "x": 0.4}
+    kinds = {"d1": "design", "e1": "entry", "t1": "troubleshooting", "q1": "qa", "d2": "design"}  # x: unknown
+    out = pages_reordered(order, fused, kinds, {"design": 0.5, "troubleshooting": 2.0})
+    # t1 (1.4) over d1 (0.45) over d2 (0.25), in the pages' slots 0, 2, 4; e1, q1 and x stay where they were.
+    assert out == ["t1", "e1", "d1", "q1", "d2", "x"]
+    assert pages_reordered(order, fused, kinds, {}) == order
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["entry", "qa", "design", "troubleshooting", "feature"]),
+                       st.floats(0.0, 1.0)), max_size=12),
+    st.dictionaries(st.sampled_from(["design", "troubleshooting", "feature", "entry"]), st.floats(0.01, 100.0)),
+)  # fmt: skip
+def test_no_entry_changes_slot_and_pages_follow_score_times_prior(rows, priors):
+    order = [f"c{i}" for i in range(len(rows))]
+    kinds = {cid: kind for cid, (kind, _) in zip(order, rows)}
+    fused = {cid: score for cid, (_, score) in zip(order, rows)}
+    out = pages_reordered(order, fused, kinds, priors)
+    assert sorted(out) == sorted(order)
+    for slot, cid in enumerate(order):
+        if kinds[cid] in ("entry", "qa"):  # a prior on "entry" too: no chunk that is no page moves
+            assert out[slot] == cid
+    pages = [cid for cid in out if kinds[cid] not in ("entry", "qa")]
+    weighted = [fused[cid] * priors.get(kinds[cid], 1.0) for cid in pages]
+    assert weighted == sorted(weighted, reverse=True)
 
 
 def test_settings_refuse_a_kind_the_rule_never_gives_and_a_prior_that_is_not_positive():

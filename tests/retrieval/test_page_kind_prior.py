@@ -1,8 +1,12 @@
-"""The page-kind prior reorders real retrieval: a real index of docs pages in two folders, the real model."""
+"""The page-kind prior reorders real retrieval: a real index of docs pages in two folders and a real curated entry,
+the real model. It orders pages among the slots pages hold: the entry stays where fusion put it."""
+
+import shutil
 
 import pytest
 
 from assistant.service import Assistant
+from assistant.settings import REPO_ROOT
 from tests.conftest import make_settings
 
 # Two sections about the same error, one in a design note and one in the troubleshooting guide: close enough on
@@ -28,7 +32,12 @@ graphs, which shows the kernel that fails.
     "serving/offline_inference.md": "# Offline Inference\n\n## Batches\n\nThe `LLM` class runs a batch of prompts.\n",
     "models/supported_models.md": "# Supported Models\n\n## Text\n\nLlama, Qwen and Mistral families are supported.\n",
 }
+# The real entry on what `--enforce-eager` does: near both sections, and first of neither (fused between them for
+# ENTRY_QUESTION, below both for QUESTION).
+ENTRY = REPO_ROOT / "corpus" / "entries" / "enforce-eager-disables-cuda-graphs-slower.yaml"
 QUESTION = "illegal memory access during CUDA graph replay"
+ENTRY_QUESTION = "CUDA graph replay illegal memory access; should I pass --enforce-eager to disable CUDA graphs?"
+DESIGN, TROUBLE = "docs/design/cuda_graphs.md", "docs/usage/troubleshooting.md"
 
 
 @pytest.fixture(scope="module")
@@ -38,21 +47,23 @@ def two_folders(tmp_path_factory, embedder):
         path = root / "docs" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    (root / "entries").mkdir()
+    shutil.copy(ENTRY, root / "entries" / ENTRY.name)
     index = tmp_path_factory.mktemp("kind-index")
     assistant = Assistant(make_settings(index, use_channel=False), embedder=embedder)
     assert not assistant.ingest([root]).skipped
     return root, index
 
 
-def _order(index, embedder, **settings) -> list[str]:
+def _order(index, embedder, question: str = QUESTION, **settings) -> list[str]:
     assistant = Assistant(make_settings(index, use_channel=False, **settings), embedder=embedder)
-    _, hits = assistant.retrieve(QUESTION)
-    return [h.chunk.source.split("#")[0] for h in hits]
+    _, hits = assistant.retrieve(question)
+    return ["entry" if h.chunk.kind == "entry" else h.chunk.source.split("#")[0] for h in hits]
 
 
 def test_the_prior_of_a_kind_moves_its_sections_up_or_down(two_folders, embedder):
     _, index = two_folders
-    design, trouble = "docs/design/cuda_graphs.md", "docs/usage/troubleshooting.md"
+    design, trouble = DESIGN, TROUBLE
     favour_trouble = _order(
         index, embedder, page_kind_prior=True, page_kind_priors={"design": 0.5, "troubleshooting": 2}
     )
@@ -65,19 +76,36 @@ def test_the_prior_of_a_kind_moves_its_sections_up_or_down(two_folders, embedder
 
 def test_priors_are_ignored_while_the_setting_is_off(two_folders, embedder):
     _, index = two_folders
-    plain = _order(index, embedder)
+    plain = _order(index, embedder, page_kind_prior=False)
     assert _order(index, embedder, page_kind_prior=False, page_kind_priors={"design": 0.01}) == plain
     assert _order(index, embedder, page_kind_prior=True, page_kind_priors={}) == plain  # on, no prior: neutral
 
 
-def test_a_hits_score_is_its_fused_score_times_its_kinds_prior(two_folders, embedder):
+@pytest.mark.parametrize(
+    "priors",
+    [
+        {"design": 3.0, "troubleshooting": 3.0},  # every page lifted: multiplied into the score, both passed the entry
+        {"design": 0.1, "troubleshooting": 0.1},  # both sunk: the entry would have led (pages of other kinds now do)
+        {"design": 3.0, "troubleshooting": 0.1},  # the pages swap; the entry between them stays between them
+    ],
+)
+def test_no_prior_moves_a_page_past_the_entry(two_folders, embedder, priors):
     _, index = two_folders
-    plain = Assistant(make_settings(index, use_channel=False), embedder=embedder)
+    plain = _order(index, embedder, ENTRY_QUESTION, page_kind_prior=False)
+    assert plain[:3] == [TROUBLE, "entry", DESIGN]  # the case this test is about: the entry fused between the pages
+    ordered = _order(index, embedder, ENTRY_QUESTION, page_kind_prior=True, page_kind_priors=priors)
+    assert ordered.index("entry") == 1
+    assert (ordered.index(DESIGN) < ordered.index(TROUBLE)) == (priors["design"] > priors["troubleshooting"])
+
+
+def test_a_hits_score_stays_its_fused_score_whatever_the_prior(two_folders, embedder):
+    _, index = two_folders
+    plain = Assistant(make_settings(index, use_channel=False, page_kind_prior=False), embedder=embedder)
     weighted = Assistant(
-        make_settings(index, use_channel=False, page_kind_prior=True, page_kind_priors={"design": 0.5}),
+        make_settings(index, use_channel=False, page_kind_prior=True, page_kind_priors={"design": 2.0}),
         embedder=embedder,
     )
     before = {h.chunk.id: h.score for h in plain.retrieve(QUESTION)[1]}
-    after = {h.chunk.id: (h.score, h.chunk.source) for h in weighted.retrieve(QUESTION)[1]}
-    for cid, (score, source) in after.items():
-        assert score == pytest.approx(before[cid] * (0.5 if source.startswith("docs/design/") else 1.0))
+    after = weighted.retrieve(QUESTION)[1]
+    assert [h.chunk.source.split("#")[0] for h in after[:2]] == [DESIGN, TROUBLE]  # reordered by the prior
+    assert {h.chunk.id: h.score for h in after} == pytest.approx(before)  # the scores are the channels' own
