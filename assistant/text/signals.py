@@ -134,15 +134,17 @@ def _word_count(line: str) -> float:
     return len(_CJK_TEXT.sub(" ", line).split()) + cjk / 2
 
 
-def salient_text(text: str, limit: int = SUMMARY_CHARS) -> str:
+def salient_text(text: str, limit: int = SUMMARY_CHARS, chinese_words: bool = False) -> str:
     """The part of a paste worth embedding: the user's own words and the error lines, the last error early.
 
     A pasted log is mostly noise (timestamps, INFO lines, access logs, stack frames, code); the embedding model
     sees only a few hundred characters, so those must be the description, the last error, the question asked
     and the command that was run. Code and logs inside a fence are not the user's words; a WARNING or ERROR
     line counts as an error line by its level; an exception message that continues on indented lines is read
-    whole.
+    whole. `chinese_words` (`Settings.chinese_prose_words`): a Chinese line's words are counted as about two
+    characters each, not by its spaces, so that it can be prose (off: it lost out of sample, eval/README.md).
     """
+    words = _word_count if chinese_words else (lambda line: len(line.split()))
     lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
     if len(lines) <= 3 and len(text) <= limit:
         return text.strip()
@@ -171,7 +173,7 @@ def salient_text(text: str, limit: int = SUMMARY_CHARS) -> str:
         elif (
             not (is_log or in_fence)
             and not ln.startswith((" ", "\t"))
-            and _word_count(body) >= 4
+            and words(body) >= 4
             and not _MSG.search(body)
         ):
             prose.append(body)
