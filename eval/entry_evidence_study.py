@@ -1,6 +1,7 @@
 """Would other evidence for curated-entry hits abstain less on the right entry? Measured on the fitting side only.
 
     python eval/entry_evidence_study.py [--index-dir DIR] [--docs-dir DIR] [--prior-mass 4,8,12] [--variants ...]
+                                        [--cache FILE]
 
 Each fitting-side question (answerable: seed, docs, docs_zh, reports, entry_questions_fit; should abstain: negatives;
 never a held-out one, `assistant/eval/split.py`) is retrieved once; each hit is measured once (the coverage's IDF
@@ -8,7 +9,9 @@ mass per query view, and for an entry its question-shaped texts' similarity to t
 every variant of `assistant/eval/entry_evidence.py` at every PRIOR_MASS is scored like `eval/calibrate.py` scores the
 model in use: 5-fold out-of-fold probabilities, the two bars chosen on them, and the rates at those bars. A variant is
 worth adopting only if it lowers false abstentions on the entry-labelled questions without lowering abstention
-recall or raising answers without the fix. Prints one Markdown row per (variant, prior mass).
+recall or raising answers without the fix. Prints retrieval hit@1, a row for evidence.py's model and the bars in
+use (not refitted), and one Markdown row per (variant, prior mass). Retrieval follows the settings (e.g.
+ASSISTANT_CHINESE_PROSE_WORDS=1 to measure that change); `--cache` keeps the measured hits for rescoring.
 """
 
 from __future__ import annotations
