@@ -284,7 +284,14 @@ class Assistant:
         check_history(history, self.settings)
         own = extract_signals(text)  # read once, passed down: each pass over a long paste costs
         context = contextualize(text, history, own)
-        query = self.retriever.embedded(analyze(context, _user_turns(history), own if context == text else None))
+        query = self.retriever.embedded(
+            analyze(
+                context,
+                _user_turns(history),
+                own if context == text else None,
+                chinese_words=self.settings.chinese_prose_words,
+            )
+        )
         return query, self.retriever.retrieve(query, k or self.settings.top_k)
 
     def code_findings(self, query: Query, vllm_version: str | None = None) -> Findings:

@@ -56,6 +56,11 @@ class Settings(BaseSettings):
             "a near but wrong section (chosen by `eval/calibrate.py`)."
         ),
     )
+    chinese_prose_words: bool = Field(
+        False,
+        description="Count a Chinese line's words (about two characters each) when picking the user's own words out "
+        "of a paste for retrieval; off: it gained on the fitting side and lost one question held out (eval/README.md).",
+    )
     page_kind_prior: bool = Field(
         False,
         description="Order the docs sections among the ranks they hold by fused score × the prior of their page's kind "

@@ -42,9 +42,18 @@ class HitMeasure:
     question_sim: tuple[float, ...] = ()  # entry: MiniLM cosine to its English title, question and each symptom
     use_sim_zh: tuple[float, ...] = ()  # entry: USE cosine to its Chinese title, question and symptoms
     use_sim_en: tuple[float, ...] = ()  # entry: USE cosine to its English ones
+    symptom_parts: tuple[Parts, ...] = ()  # entry, per query view: its title, question and symptoms' found IDF mass
 
 
-VARIANTS = ("in_use", "max_question_sim", "max_question_sim_zh_use", "question_sim_feature", "entry_indicator")
+VARIANTS = (
+    "in_use",
+    "max_question_sim",
+    "max_question_sim_zh_use",
+    "question_sim_feature",
+    "entry_indicator",
+    "symptom_coverage",
+    "symptom_coverage_feature",
+)
 
 
 def features(hit: HitMeasure, lang: str, prior_mass: float, variant: str) -> tuple[float, ...]:
@@ -54,7 +63,11 @@ def features(hit: HitMeasure, lang: str, prior_mass: float, variant: str) -> tup
     - max_question_sim: an entry's cosine is the best of its whole-text cosine and its question-shaped texts';
     - max_question_sim_zh_use: the same, and for a Chinese question also the USE similarity to the entry's Chinese texts;
     - question_sim_feature: the best question-shaped similarity as a fifth feature (0 for a docs section);
-    - entry_indicator: a fifth feature, 1 for an entry hit (lets the model weigh entries apart).
+    - entry_indicator: a fifth feature, 1 for an entry hit (lets the model weigh entries apart);
+    - symptom_coverage: an entry's coverage is the best of its whole-text coverage and the share of the question's
+      IDF mass its title, question and symptoms (both languages) hold: the words a user describes the problem with,
+      not those of its fix or root cause;
+    - symptom_coverage_feature: that symptom share as a fifth feature (0 for a docs section).
     """
     base = [hit.cosine, shrunk_share(hit.cover_parts, prior_mass), shrunk_share(hit.known_parts, prior_mass),
             float(hit.agree)]  # fmt: skip
@@ -70,4 +83,9 @@ def features(hit: HitMeasure, lang: str, prior_mass: float, variant: str) -> tup
         return (*base, best_question if hit.is_entry else 0.0)
     if variant == "entry_indicator":
         return (*base, float(hit.is_entry))
+    symptom = shrunk_share(hit.symptom_parts, prior_mass) if hit.is_entry else 0.0
+    if variant == "symptom_coverage":
+        return (base[0], max(base[1], symptom), *base[2:])
+    if variant == "symptom_coverage_feature":
+        return (*base, symptom)
     raise ValueError(f"unknown variant {variant!r}; choose one of: {', '.join(VARIANTS)}")

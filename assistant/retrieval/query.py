@@ -39,14 +39,17 @@ def _is_run_specific(token: str) -> bool:
     return bool(_RUN_SPECIFIC.search(token)) and (len(token) >= 8 or "=" in token or "/" in token)
 
 
-def analyze(text: str, earlier: Sequence[str] = (), signals: Signals | None = None) -> Query:
+def analyze(
+    text: str, earlier: Sequence[str] = (), signals: Signals | None = None, chinese_words: bool = False
+) -> Query:
     """`earlier`: the user's previous turns, where the platform they run may have been said ("we are on MI300X").
-    `signals`: `extract_signals(text)` when the caller has them already (each pass over a 20 KB paste costs)."""
+    `signals`: `extract_signals(text)` when the caller has them already (each pass over a 20 KB paste costs).
+    `chinese_words`: `Settings.chinese_prose_words`, passed to `salient_text`."""
     lang = detect_lang(text)
     if signals is None:
         signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
     problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
-    focus = salient_text(problem)
+    focus = salient_text(problem, chinese_words=chinese_words)
     tokens = tokenize(without_log_chrome(problem))  # every line but its log chrome: any line may be the one that matters
     # Signals found anywhere in the problem count again: they are what identifies a known problem.
     problem_signals = signals if problem == text else extract_signals(problem)

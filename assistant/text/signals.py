@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from assistant.models import Signals
-from assistant.text.vocab import ENV_NAME, ENV_VALUE, FLAG, VERSION, WORD_START
+from assistant.text.lang import cjk_count
+from assistant.text.vocab import CJK_CHARS, CJK_PUNCT, ENV_NAME, ENV_VALUE, FLAG, VERSION, WORD_START
 
 # Every pattern here must cost time linear in the text: a user may paste 20 KB of anything. A pattern that can
 # restart inside a run of identifier characters and scan to the run's end from each start (`a.a.a.…`) is
@@ -62,6 +63,7 @@ _ACCESS_LOG = re.compile(
     r'^\s*(?:INFO:\s+)?\S+:\d+ - "(?:GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) '
 )  # uvicorn's access log
 _COMMAND = re.compile(r"^(?:\$\s+)?(?:vllm serve|python3? -m vllm|docker run|CUDA_VISIBLE_DEVICES=\S+ vllm)\b")
+_CJK_TEXT = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]+")  # Chinese characters and punctuation, run by run
 _PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error
 _GENERIC_EXC = frozenset({"Error", "Exception", "Warning"})
 
@@ -123,15 +125,26 @@ def _message_opens(body: str) -> bool:
 SUMMARY_CHARS = 600
 
 
-def salient_text(text: str, limit: int = SUMMARY_CHARS) -> str:
+def _word_count(line: str) -> float:
+    """Words in a line, a Chinese one included: Chinese puts no space between words, which average about two
+    characters, so a sentence of Chinese is one "word" to `split()` and was never read as the user's prose."""
+    cjk = cjk_count(line)
+    if not cjk:
+        return len(line.split())
+    return len(_CJK_TEXT.sub(" ", line).split()) + cjk / 2
+
+
+def salient_text(text: str, limit: int = SUMMARY_CHARS, chinese_words: bool = False) -> str:
     """The part of a paste worth embedding: the user's own words and the error lines, the last error early.
 
     A pasted log is mostly noise (timestamps, INFO lines, access logs, stack frames, code); the embedding model
     sees only a few hundred characters, so those must be the description, the last error, the question asked
     and the command that was run. Code and logs inside a fence are not the user's words; a WARNING or ERROR
     line counts as an error line by its level; an exception message that continues on indented lines is read
-    whole.
+    whole. `chinese_words` (`Settings.chinese_prose_words`): a Chinese line's words are counted as about two
+    characters each, not by its spaces, so that it can be prose (off: it lost out of sample, eval/README.md).
     """
+    words = _word_count if chinese_words else (lambda line: len(line.split()))
     lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
     if len(lines) <= 3 and len(text) <= limit:
         return text.strip()
@@ -160,7 +173,7 @@ def salient_text(text: str, limit: int = SUMMARY_CHARS) -> str:
         elif (
             not (is_log or in_fence)
             and not ln.startswith((" ", "\t"))
-            and len(body.split()) >= 4
+            and words(body) >= 4
             and not _MSG.search(body)
         ):
             prose.append(body)

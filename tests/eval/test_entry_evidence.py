@@ -80,3 +80,13 @@ def test_the_fifth_features():
     assert all(len(features(ENTRY, "en", 8.0, v)) in (4, 5) for v in VARIANTS)
     with pytest.raises(ValueError, match="unknown variant 'nope'"):
         features(ENTRY, "en", 8.0, "nope")
+
+
+def test_the_symptom_share_lifts_only_an_entry_and_only_up():
+    lifted = HitMeasure(True, 0.55, False, ((3.0, 10.0),), ((9.0, 10.0),), symptom_parts=((6.0, 10.0),))
+    assert features(lifted, "en", 8.0, "symptom_coverage")[1] == 6.0 / 18.0
+    lower = HitMeasure(True, 0.55, False, ((3.0, 10.0),), ((9.0, 10.0),), symptom_parts=((1.0, 10.0),))
+    assert features(lower, "en", 8.0, "symptom_coverage") == features(lower, "en", 8.0, "in_use")
+    assert features(SECTION, "en", 8.0, "symptom_coverage") == features(SECTION, "en", 8.0, "in_use")
+    assert features(lifted, "en", 8.0, "symptom_coverage_feature")[4] == 6.0 / 18.0
+    assert features(SECTION, "en", 8.0, "symptom_coverage_feature")[4] == 0.0

@@ -72,3 +72,39 @@ def test_code_in_a_fence_is_not_prose_and_a_multiline_message_is_read_whole():
     assert "from vllm import" not in focus and "json.loads" not in focus
     assert "RuntimeError: An attempt has been made to start a new process before the current process" in focus
     assert "Is TP broken for offline inference?" in focus and "vllm serve my-model" in focus
+
+
+def test_a_chinese_sentence_counts_as_the_users_words():
+    # Chinese puts no space between words: by `split()` each of these lines is one word, and the focus text was the
+    # command alone (what the dense channel then embedded), with the user's description of the problem left out.
+    paste = (
+        "多卡部署的时候服务起不来\n"
+        "我的启动命令如下：\n"
+        "```shell\n"
+        "vllm serve my-org/my-model \\\n"
+        "  --tensor-parallel-size 4\n"
+        "```\n"
+        "日志停在加载权重之后，显卡占用一直是百分之百，也没有任何报错\n"
+    )
+    focus = salient_text(paste, chinese_words=True)
+    assert focus.startswith("多卡部署的时候服务起不来")
+    assert "日志停在加载权重之后" in focus and "vllm serve my-org/my-model" in focus
+    assert "--tensor-parallel-size 4" not in focus  # inside the fence: not the user's words
+    # Off (the default, `Settings.chinese_prose_words`): the words are counted by spaces, as before.
+    assert "日志停在加载权重之后" not in salient_text(paste)
+
+
+def test_the_setting_reaches_the_focus_text():
+    from assistant.retrieval.query import analyze
+
+    paste = "我的启动命令如下：\n```\nvllm serve my-org/my-model\n```\n日志停在加载权重之后，显卡占用一直是百分之百\n再等也没有用"
+    assert "日志停在加载权重之后" in analyze(paste, chinese_words=True).focus_text
+    assert "日志停在加载权重之后" not in analyze(paste).focus_text
+
+
+def test_a_short_chinese_phrase_is_not_prose():
+    # Two characters ("日志") are about one word: under the bar of four, like a short English label line.
+    focus = salient_text(
+        "日志\n```\nsome code here\nmore code\n```\nThe server stops answering after an hour of load", chinese_words=True
+    )
+    assert "日志" not in focus.split("\n")
