@@ -46,8 +46,8 @@ RuntimeError: CUDA_VISIBLE_DEVICES is set to empty string, which means GPU suppo
 def test_vllms_frames_under_a_framework_the_user_ran_is_an_abstention_naming_it(corpus_assistant):
     said = f'How do I run inference on CPU? I start it with CUDA_VISIBLE_DEVICES="" llamafactory-cli api my_vllm.yaml\n{CPU_FRAMES}'
     answer = corpus_assistant.ask(said)
-    assert answer.abstained and not answer.declined and not answer.citations
-    assert answer.body.startswith("You run vLLM through LLaMA-Factory")
+    assert answer.abstained and not answer.declined  # a known problem it rules out may still be named, never the fix
+    assert "You run vLLM through LLaMA-Factory" in answer.body
     own = corpus_assistant.ask(
         f'How do I run inference on CPU? CUDA_VISIBLE_DEVICES="" vllm serve /models/qwen\n{CPU_FRAMES}'
     )
