@@ -165,7 +165,8 @@ class ReleaseKnowledge:
         order = [release] + [v for v in reversed(versions) if v != release]
         sites: list[SiteMatch] = []
         for v in order:  # the user's release first; another release only when the message is not in it
-            sites = [m for m in self.get(v).matcher.match(text) if m.attributed]
+            # a site that relays another message (a worker's wrapper) does not say where that one was raised
+            sites = [m for m in self.get(v).matcher.match(text) if m.attributed and not m.relays]
             if sites:
                 release = v
                 break

@@ -110,6 +110,8 @@ MIN_LINE_SHARE = 0.5
 # A short message is attributed only when it is the whole pasted line, exactly.
 MIN_WHOLE_LINE_CHARS = 15
 MIN_WHOLE_LINE_SHARE = 0.9
+# What a site's placeholders must carry, at least, for it to be read as relaying another message (`relays`).
+MIN_RELAYED_CHARS = 40
 _EXC_HEAD = re.compile(r"([a-z_][\w.]*(?:error|exception|exit|interrupt))\s*:\s*$")
 
 
@@ -141,6 +143,17 @@ class SiteMatch:
     frame: bool  # a traceback frame in the paste names this site's file and function
     excerpt: str  # the pasted text the template matched
     other_exception: bool = False  # the paste names another exception type in front of the message
+
+    @property
+    def relays(self) -> bool:
+        """Whether the site only passes on another message: what its placeholders stand for in the paste is longer
+        than its own literal text ("Worker failed with error '<the real error>', please check the stack trace
+        above"). The error to explain is the one it carries; the site's condition says nothing about it. A frame of
+        the site's own function says it raised the message itself (its values may be long: a config it prints); an
+        excerpt over several lines is the paste repeating the message, not a message inside it."""
+        carried = len(self.excerpt) - self.matched
+        one_line = "\n" not in self.excerpt.strip()  # a relayed message sits inside the site's own line
+        return one_line and not self.frame and carried > max(self.matched, MIN_RELAYED_CHARS)
 
     @property
     def attributed(self) -> bool:

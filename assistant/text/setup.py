@@ -22,6 +22,8 @@ from assistant.text.software import (
     code_without_vllm,
     driver,
     frame_packages,
+    imported,
+    log_crates,
     programs,
     programs_choosing_vllm,
     runs_vllm,
@@ -556,7 +558,7 @@ def _other_software(text: str) -> str | None:
     if _VLLM.search(text):
         if runs_vllm(text):
             return None
-        ran = programs(text) + frame_packages(text)
+        ran = programs(text) + frame_packages(text) + log_crates(text)
         said = _filed_about(text)
         for name, pattern in _OTHER.items():
             if any(pattern.search(p) for p in ran) or any(pattern.match(s) for s in said):
@@ -579,13 +581,42 @@ def _chosen_by(text: str) -> str | None:
     return None
 
 
+# The products of `_OTHER_SOFTWARE` that are engines of their own: they never run vLLM's engine for the user, so a
+# traceback with vLLM's frames in a message that names one is vLLM's (or a comparison), not theirs.
+_ENGINES = frozenset((
+    "Ollama", "llama.cpp", "Text Generation Inference", "SGLang", "TensorRT-LLM", "LMDeploy", "ComfyUI", "LM Studio",
+    "LightLLM", "MLC LLM", "mistral.rs", "ScaleLLM", "KTransformers", "Aphrodite", "koboldcpp", "GPT4All", "Candle",
+))  # fmt: skip
+
+
+def _run_under(text: str) -> str | None:
+    """The framework vLLM's engine runs under when the traceback shows vLLM's frames, nothing pasted starts vLLM
+    itself (no `vllm serve`, no `import vllm`), and the message names a framework that starts vLLM's engine
+    (`CUDA_VISIBLE_DEVICES="" llamafactory-cli api x_vllm.yaml` over a frame of `vllm/platforms/cuda.py`), or None.
+
+    The frames say vLLM runs; who started it is what the user ran, and they ran the framework: its configuration is
+    what sets vLLM's arguments. An engine of its own (SGLang, Ollama) never starts vLLM, so naming one says nothing.
+    """
+    if "vllm" not in frame_packages(text) or "vllm" in imported(text):
+        return None
+    if any(p == "vllm" or p.startswith("vllm.") for p in programs(text)):
+        return None
+    for name, pattern in _OTHER.items():
+        if name in _ENGINES:
+            continue
+        for m in pattern.finditer(text):
+            if not _COMPARED.search(text[max(0, m.start() - 20) : m.start()]):
+                return name
+    return None
+
+
 def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
     """The setup one message states; `signals`: `extract_signals(text)` when the caller has them already."""
     signals = signals or extract_signals(text)
     gpus = _gpus(text, signals)
     models = _models(signals.models)
     families = tuple(dict.fromkeys(f for f in (_family(m) for m in models) if f))
-    drives = driver(text) or _chosen_by(text)
+    drives = driver(text) or _chosen_by(text) or _run_under(text)
     return UserSetup(
         vllm_version=detect_version(text),
         gpus=gpus,

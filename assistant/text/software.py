@@ -104,6 +104,24 @@ _SUBCOMMAND = re.compile(r"^\s*(?:[a-z][a-z0-9_-]{0,30}\s+){1,2}(?:--?[A-Za-z]|[
 _WORD = re.compile(r"[a-z][a-z0-9_-]{0,30}")
 
 
+# A Rust program's log line: a timestamp, a level, then its target, the crate and module that wrote it
+# (`2025-07-22T15:25:53.936712Z  INFO mistralrs_core::paged_attention: …`, tracing's and env_logger's format).
+_RUST_TARGET = re.compile(
+    r"^[ \t]*\[?\d{4}-\d{2}-\d{2}[T ][\d:.]+Z?\]?[ \t]+(?:TRACE|DEBUG|INFO|WARN|ERROR)[ \t]+([a-z][a-z0-9_]*)::",
+    re.MULTILINE,
+)
+
+
+def log_crates(text: str) -> list[str]:
+    """The Rust crates whose log lines a message pastes (`mistralrs_core`, and its name before a `_core`-style part:
+    `mistralrs`), in order. vLLM is a Python program: no log line of its own has a Rust target."""
+    out = []
+    for m in _RUST_TARGET.finditer(text):
+        crate = m.group(1)
+        out += [crate, crate.split("_", 1)[0]] if "_" in crate else [crate]
+    return list(dict.fromkeys(out))
+
+
 def runs_vllm(text: str) -> bool:
     """Whether what the message pastes runs vLLM: a vLLM command, a vLLM frame, or code that imports vllm."""
     return (

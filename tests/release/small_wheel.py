@@ -156,6 +156,14 @@ class Scheduler:
             raise ValueError(f"Request {{request.request_id}} exceeds the token budget of this step")
 """
 
+# A worker's wrapper: its message carries another error's (the one to explain) inside its own words.
+EXECUTOR = """
+class MultiprocExecutor:
+    def get_response(self, status, result):
+        if status != "ok":
+            raise RuntimeError(f"Worker failed with error '{{result}}', please check the stack trace above for the root cause")
+"""
+
 VENDORED = """
 def nvml_check(ret):
     if ret != 0:
@@ -182,6 +190,7 @@ def release_files(version: str) -> dict[str, str]:
         "vllm/entrypoints/common/cli_args.py": CLI_ARGS,
         "vllm/v1/core/kv_cache_planning.py": KV_PLANNING.format(),
         "vllm/v1/core/sched/scheduler.py": SCHEDULER.format(),
+        "vllm/v1/executor/multiproc_executor.py": EXECUTOR.format(),
         "vllm/third_party/pynvml.py": VENDORED,
         "vllm/broken.py": "def oops(:\n",  # a file that does not parse is skipped, not fatal
     }

@@ -96,3 +96,16 @@ def test_a_flag_only_the_users_command_line_passes_does_not_answer_a_paste(relea
     assert not [c for c in answer.citations[:1] if c.id.startswith("vllm-")], answer.body  # no flag fact leads
     asked = release_assistant.ask(f"{story}\nWhat does --gpu-memory-utilization default to?")
     assert not asked.abstained and "`--gpu-memory-utilization`" in asked.body  # asked about: the facts answer
+
+
+def test_a_wrapper_that_relays_another_error_is_not_where_it_was_raised(release_assistant):
+    """A worker's "failed with error '<the real error>'" names the wrapper, not the error: its site does not answer."""
+    inner = "MLA kv_data_type torch.uint8 is not supported. Supported dtypes: [torch.float16, torch.bfloat16]."
+    relayed = f"RuntimeError: Worker failed with error '{inner}', please check the stack trace above for the root cause"
+    answer = release_assistant.ask(relayed)
+    assert not [c for c in answer.citations if "multiproc_executor.py" in c.source], answer.body
+    # the wrapper's own words around a short value are its message: that site is cited
+    short = release_assistant.ask(
+        "RuntimeError: Worker failed with error 'timeout', please check the stack trace above for the root cause"
+    )
+    assert [c for c in short.citations if "multiproc_executor.py" in c.source], short.body

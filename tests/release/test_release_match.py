@@ -98,3 +98,25 @@ def test_another_exception_type_in_front_of_the_message_is_another_error():
 
 def test_words_alone_do_not_match():
     assert best("my model is larger than the KV cache, what should I increase?") is None
+
+
+WRAPPER = site(
+    ("Worker failed with error '", "e", "', please check the stack trace above for the root cause"),
+    path="vllm/v1/executor/multiproc_executor.py",
+    function="get_response",
+    exc="RuntimeError",
+)
+
+
+def test_a_site_whose_placeholder_carries_another_message_relays_it():
+    matcher = SiteMatcher([WRAPPER])
+    inner = "MLA kv_data_type torch.uint8 is not supported. Supported dtypes: [torch.float16, torch.bfloat16]."
+    relayed = matcher.match(f"RuntimeError: Worker failed with error '{inner}', please check the stack trace above")
+    assert relayed and relayed[0].attributed and relayed[0].relays
+    short = matcher.match("RuntimeError: Worker failed with error 'timeout', please check the stack trace above")
+    assert short and short[0].attributed and not short[0].relays
+    framed = matcher.match(  # the site's own frame: it raised the message, however long its values
+        '  File "/x/vllm/v1/executor/multiproc_executor.py", line 9, in get_response\n'
+        f"RuntimeError: Worker failed with error '{inner}', please check the stack trace above"
+    )
+    assert framed and not framed[0].relays

@@ -8,6 +8,7 @@ from assistant.text.software import (
     driver,
     frame_packages,
     imported,
+    log_crates,
     programs,
     programs_choosing_vllm,
     runs_vllm,
@@ -205,3 +206,42 @@ def test_vllm_next_to_chinese_characters_is_named():
     setup = extract_setup(text)
     assert setup.uses_vllm is True and setup.other_software is None
     assert extract_setup("这个不是vllm的问题，我没用vllm跑").uses_vllm is False  # said absent, with no space either
+
+
+CUDA_FRAMES = """```text
+  File "/usr/local/lib/python3.10/dist-packages/vllm/platforms/cuda.py", line 88, in device_id_to_physical_device_id
+    raise RuntimeError("CUDA_VISIBLE_DEVICES is set to empty string,"
+RuntimeError: CUDA_VISIBLE_DEVICES is set to empty string, which means GPU support is disabled.
+```"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # vLLM's frames under a framework the user says they ran (in prose, not a command line of its own)
+        (
+            f'I deploy with CUDA_VISIBLE_DEVICES="" llamafactory-cli api my_vllm.yaml to run on CPU\n{CUDA_FRAMES}',
+            "LLaMA-Factory",
+        ),
+        (f"Xinference launches the model and fails:\n{CUDA_FRAMES}", "Xinference"),
+        (f"vllm serve /m --device cpu\n{CUDA_FRAMES}\nthe same with LLaMA-Factory", None),  # vLLM's own command
+        (f"This works in SGLang but vLLM fails:\n{CUDA_FRAMES}", None),  # an engine of its own never runs vLLM
+        (f"switched from LLaMA-Factory, now:\n{CUDA_FRAMES}", None),  # a comparison
+        (f"CUDA_VISIBLE_DEVICES is empty on purpose\n{CUDA_FRAMES}", None),  # no framework named
+    ],
+)
+def test_vllms_frames_under_a_framework_the_user_ran(text, expected):
+    assert extract_setup(text).driver == expected
+
+
+def test_a_rust_programs_log_targets_name_its_crate():
+    log = (
+        "2025-07-22T15:25:53.936712Z  INFO mistralrs_core::utils::normal: Detected minimum CUDA compute capability 8.6\n"
+        "2025-07-22T15:27:23.479467Z  INFO mistralrs_core::paged_attention: PagedAttention KV cache type is F8E4M3\n"
+        "Error: internal error 'F8E4M3 not supported in CUDA backend'"
+    )
+    assert log_crates(log) == ["mistralrs_core", "mistralrs"]
+    assert log_crates("INFO 07-22 15:25:53 [core.py:1] vllm::engine started") == []  # vLLM's own log format
+    # the message names vLLM ("works fine on vllm"), but what runs is the Rust program
+    setup = extract_setup(f"FP8 KV cache fails on my 3090. This works fine on vllm.\n```\n{log}\n```")
+    assert setup.other_software == "mistral.rs"
