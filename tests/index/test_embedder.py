@@ -13,7 +13,7 @@ SHORT = "CUDA out of memory when loading Qwen2.5-7B"
 # A paste longer than the model's 256 word pieces: both paths must cut it at the same place.
 PASTE = (
     "ERROR 11-30 10:01:02 [core.py:512] EngineCore failed to start.\n"
-    + "  File \"/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py\", line 88, in __init__\n" * 12
+    + '  File "/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 88, in __init__\n' * 12
     + "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
     "in KV cache (16384). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
     "the engine.\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --gpu-memory-utilization 0.85"
