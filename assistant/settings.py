@@ -35,6 +35,11 @@ class Settings(BaseSettings):
         DEFAULT_EMBEDDING_MODEL,
         description="sentence-transformers model path or packaged name, or the served model's name for 'openai'.",
     )
+    embedding_bf16: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Run the local embedding model in bfloat16 (about half the CPU time, cosine ≥ 0.9999 to float32); "
+        "auto: where the CPU computes bfloat16 natively (AVX512-BF16, AMX, Arm BF16).",
+    )
     embedding_base_url: str | None = Field(None, description="OpenAI-compatible /v1 base URL for embeddings.")
     embedding_api_key: str = Field("EMPTY", description="API key for the embeddings endpoint.")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from pathlib import Path
@@ -20,10 +21,16 @@ class Embedder(Protocol):
 
 
 class SentenceTransformerEmbedder:
-    """A local sentence-transformers model: a folder, or a model shipped in a PyPI package."""
+    """A local sentence-transformers model: a folder, or a model shipped in a PyPI package.
 
-    def __init__(self, model: str):
+    `bf16`: run the transformer layers under bfloat16 autocast (None: when the CPU computes bfloat16 natively).
+    The question's MiniLM embedding was 70 % of an answer's CPU time; in bfloat16 it takes about half as long, and
+    the pooled, normalised vector stays within cosine 0.9999 of the float32 one (pooling and normalisation run in
+    float32), so vectors stored by either precision are compared with either."""
+
+    def __init__(self, model: str, bf16: bool | None = None):
         self.name = model
+        self.bf16 = native_bf16() if bf16 is None else bf16
         self._model = None
         self._lock = threading.Lock()
 
@@ -45,13 +52,72 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
                 from sentence_transformers import SentenceTransformer
 
-                self._model = SentenceTransformer(self._resolve(), device="cpu")
+                model = SentenceTransformer(self._resolve(), device="cpu")
+                model.eval()
+                self._model = model
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of `texts`, longest first in batches of 32 as `SentenceTransformer.encode` does, without its
+        per-call overhead (device resolution walks every module: ~2 ms of a 20 ms question)."""
+        import torch
+
         model = self._model or self._load()
-        vecs = model.encode(texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False)
-        return np.asarray(vecs, dtype=np.float32)
+        if not texts:
+            return np.zeros((0, model.get_embedding_dimension() or 0), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.empty((len(texts), 0), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(order), _BATCH):
+                part = order[start : start + _BATCH]
+                vecs = self._forward(model, [texts[i] for i in part])
+                if out.shape[1] == 0:
+                    out = np.empty((len(texts), vecs.shape[1]), dtype=np.float32)
+                out[part] = vecs
+        return out
+
+    def _forward(self, model, texts: list[str]) -> np.ndarray:
+        import torch
+
+        features = model.preprocess(texts)
+        modules = list(model)
+        if self.bf16:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                features = modules[0](features)
+            features["token_embeddings"] = features["token_embeddings"].float()
+        else:
+            features = modules[0](features)
+        for module in modules[1:]:  # pooling (and the model's own normalisation), in float32
+            features = module(features)
+        vecs = torch.nn.functional.normalize(features["sentence_embedding"].float(), p=2, dim=1)
+        return vecs.numpy()
+
+
+_BATCH = 32
+
+
+@functools.cache
+def native_bf16() -> bool:
+    """Whether this CPU computes bfloat16 in hardware (x86 AVX512-BF16 or AMX, Arm BF16): elsewhere PyTorch emulates
+    it, slower than float32. Read from /proc/cpuinfo (False where there is none)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return False
+    flags = {
+        f
+        for line in info.splitlines()
+        if line.startswith(("flags", "Features"))
+        for f in line.split(":", 1)[-1].split()
+    }
+    return bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})
+
+
+def embedding_bf16(settings: Settings) -> bool:
+    """`settings.embedding_bf16` as a decision: auto is on where the CPU has native bfloat16."""
+    if settings.embedding_bf16 == "auto":
+        return native_bf16()
+    return settings.embedding_bf16 == "on"
 
 
 def apply_torch_threads(settings: Settings) -> int:
@@ -75,7 +141,7 @@ def apply_torch_threads(settings: Settings) -> int:
 
 def make_embedder(settings: Settings) -> Embedder:
     if settings.embedding_backend == "sentence-transformers":
-        return SentenceTransformerEmbedder(settings.embedding_model)
+        return SentenceTransformerEmbedder(settings.embedding_model, bf16=embedding_bf16(settings))
     if settings.embedding_backend == "openai":
         from assistant.index.openai_embedder import OpenAIEmbedder
 
