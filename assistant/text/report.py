@@ -20,6 +20,8 @@ _ENVIRONMENT = re.compile(
     r"Versions of relevant libraries|GPU Topology|CUDA used to build PyTorch",
     re.IGNORECASE,
 )
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+_ENV_HEADING = re.compile(r"^\s*#{1,6}\s*\W*\s*your current environment\b", re.IGNORECASE)
 # The issue template's own lines: its headings, its checklist, HTML comments and tags on a line of their own.
 _TEMPLATE_LINE = re.compile(
     r"^\s*(?:#{1,6}\s*\W*\s*(?:your current environment|describe the bug|before submitting a new issue|"
@@ -40,10 +42,29 @@ def _drop_environment(match: re.Match[str]) -> str:
     return "" if has_environment_report(block) else block
 
 
+def _drop_unfenced_environment(text: str) -> str:
+    """The body of a "Your current environment" section pasted without `<details>` or a fence (users often paste
+    `collect_env.py`'s lines straight under the heading), up to the next heading, when it is an environment report;
+    a section that holds something else (a sentence about the setup) is kept."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        out.append(lines[i])
+        if _ENV_HEADING.match(lines[i]):
+            end = next((j for j in range(i + 1, len(lines)) if _HEADING.match(lines[j])), len(lines))
+            if has_environment_report("\n".join(lines[i + 1 : end])):
+                i = end
+                continue
+        i += 1
+    return "\n".join(out)
+
+
 def problem_text(text: str) -> str:
     """`text` without environment reports and template chrome; `text` itself if nothing would be left."""
     out = _DETAILS.sub(_drop_environment, text)
     out = _FENCE.sub(_drop_environment, out)
+    out = _drop_unfenced_environment(out)
     lines = [ln for ln in out.split("\n") if not _TEMPLATE_LINE.match(ln)]
     body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return body or text
