@@ -53,6 +53,11 @@ def test_an_environment_report_pasted_without_a_fence_is_left_out_up_to_the_next
     # a section under the heading that is not an environment report is the user's words: kept
     said = "### Your current environment\nI run the official Docker image on two A100s.\n### 🐛 Describe the bug\nit hangs"
     assert "official Docker image on two A100s" in problem_text(said)
+    # no heading closes the section: the dump goes, the error pasted under it stays
+    unclosed = f"[Bug]: the engine dies\n### Your current environment\n{ENV}\nValueError: No available memory for the cache blocks."
+    assert problem_text(unclosed) == "[Bug]: the engine dies\nValueError: No available memory for the cache blocks."
+    prose = f"[Bug]: slow\n### Your current environment\n{ENV}\n[pip3] torch==2.8.0\n\nIt got slow after the upgrade."
+    assert problem_text(prose).endswith("It got slow after the upgrade.") and "torch==2.8.0" not in problem_text(prose)
 
 
 def test_a_fenced_traceback_stays_and_a_bare_question_is_unchanged():
