@@ -20,14 +20,6 @@ _ENVIRONMENT = re.compile(
     r"Versions of relevant libraries|GPU Topology|CUDA used to build PyTorch",
     re.IGNORECASE,
 )
-# The shapes of collect_env's lines: "Key: value", its library list, its topology matrix, its banners, blank lines.
-_ENV_LINE = re.compile(
-    r"\s*$|\s*\[(?:pip3?|conda)\]|\s*(?:GPU\d|NIC\d|Legend\b|X\s+=\s+Self)|\s*[=\-]{3,}|"
-    r"\s*(?:Collecting environment information|Versions of relevant libraries)|\s*[A-Za-z][\w .()/+\-#,']{0,60}:(?:\s|$)"
-)
-# ... that a traceback or an error line also has: "ValueError: ...", "ERROR 08-21 ...: ...", 'File "x.py", line 3'.
-_NOT_ENV_LINE = re.compile(r"\s*(?:\w*(?:Error|Exception|Warning)\b|Traceback\b|File \"|(?:ERROR|WARNING|INFO|DEBUG)\b)")
-_ENV_HEADING = re.compile(r"^\s*#{1,6}\s*\W*\s*your current environment\b", re.IGNORECASE)
 # The issue template's own lines: its headings, its checklist, HTML comments and tags on a line of their own.
 _TEMPLATE_LINE = re.compile(
     r"^\s*(?:#{1,6}\s*\W*\s*(?:your current environment|describe the bug|before submitting a new issue|"
@@ -48,36 +40,10 @@ def _drop_environment(match: re.Match[str]) -> str:
     return "" if has_environment_report(block) else block
 
 
-def _drop_unfenced_environment(text: str) -> str:
-    """An environment report pasted without `<details>` or a fence (users often paste `collect_env.py`'s lines
-    straight under the template's "Your current environment" heading): the run of report-shaped lines that follows
-    the heading, when it is an environment report. The first line of another shape (a sentence, a traceback, an
-    error line) ends the run, so what the user wrote under the dump stays, closed by a heading or not."""
-    lines = text.split("\n")
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        out.append(lines[i])
-        if _ENV_HEADING.match(lines[i]):
-            end = i + 1
-            while end < len(lines) and _is_environment_line(lines[end]):
-                end += 1
-            if has_environment_report("\n".join(lines[i + 1 : end])):
-                i = end
-                continue
-        i += 1
-    return "\n".join(out)
-
-
-def _is_environment_line(line: str) -> bool:
-    return bool(_ENV_LINE.match(line)) and not _NOT_ENV_LINE.match(line)
-
-
 def problem_text(text: str) -> str:
     """`text` without environment reports and template chrome; `text` itself if nothing would be left."""
     out = _DETAILS.sub(_drop_environment, text)
     out = _FENCE.sub(_drop_environment, out)
-    out = _drop_unfenced_environment(out)
     lines = [ln for ln in out.split("\n") if not _TEMPLATE_LINE.match(ln)]
     body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return body or text

@@ -42,24 +42,6 @@ def test_the_environment_report_and_the_template_are_left_out():
     assert "What else can I change?" in body
 
 
-def test_an_environment_report_pasted_without_a_fence_is_left_out_up_to_the_next_heading():
-    """Users often paste collect_env's lines straight under the template's heading: no <details>, no fence."""
-    issue = f"[Bug]: streaming responses lost their usage field\n\n### Your current environment\n\n{ENV}\n\n" \
-        "### 🐛 Describe the bug\nSince the upgrade the last chunk has no `usage`. How do I get it back?"
-    body = problem_text(issue)
-    assert "PyTorch version" not in body and "GCC" not in body and "RTX 4090" not in body
-    assert "streaming responses lost their usage field" in body and "How do I get it back?" in body
-    assert "0.10.1.1" in analyze(issue).signals.versions  # the setup is still read from the whole paste
-    # a section under the heading that is not an environment report is the user's words: kept
-    said = "### Your current environment\nI run the official Docker image on two A100s.\n### 🐛 Describe the bug\nit hangs"
-    assert "official Docker image on two A100s" in problem_text(said)
-    # no heading closes the section: the dump goes, the error pasted under it stays
-    unclosed = f"[Bug]: the engine dies\n### Your current environment\n{ENV}\nValueError: No available memory for the cache blocks."
-    assert problem_text(unclosed) == "[Bug]: the engine dies\nValueError: No available memory for the cache blocks."
-    prose = f"[Bug]: slow\n### Your current environment\n{ENV}\n[pip3] torch==2.8.0\n\nIt got slow after the upgrade."
-    assert problem_text(prose).endswith("It got slow after the upgrade.") and "torch==2.8.0" not in problem_text(prose)
-
-
 def test_a_fenced_traceback_stays_and_a_bare_question_is_unchanged():
     fenced = "it crashes:\n```\nRuntimeError: CUDA error: an illegal memory access was encountered\n```"
     assert problem_text(fenced) == fenced
