@@ -24,12 +24,11 @@ _HEADER = re.compile(
     re.MULTILINE,
 )
 _NAME = {"env": re.compile(r"[A-Za-z_][A-Za-z0-9_]*"), "flag": re.compile(r"-{1,2}[A-Za-z0-9][\w.\-]*")}
-_NAME_ANY = rf"(?:{ENV_NAME}|{FLAG})"
-# The sentence the code facts write (`code_facts.LABELS["absent"]`), in each language; one release a claim.
-_CLAIMS = (
-    re.compile(rf"`?(?P<name>{_NAME_ANY})`? does not exist in vLLM (?P<release>{RELEASE_TAG})(?![\w.]*\w)"),
-    re.compile(rf"vLLM (?P<release>{RELEASE_TAG}) 中不存在 ?`?(?P<name>{_NAME_ANY})`?"),
-)
+_NAME_ANY = re.compile(rf"{ENV_NAME}|{FLAG}")
+# The sentence the code facts write (`code_facts.LABELS["absent"]`), in each language; one release a claim. Found
+# by its fixed words, the name then read next to them: no pattern starts at every character of a long claim.
+_EN = re.compile(rf" does not exist in vLLM ({RELEASE_TAG})(?![\w.]*\w)")
+_ZH = re.compile(rf"vLLM ({RELEASE_TAG}) 中不存在 ?`?")
 
 
 def name_kind(name: str) -> NameKind:
@@ -83,10 +82,15 @@ class Absence:
 
 def absence_claim(claim: str) -> Absence | None:
     """The name and release a claim says the name is missing from; None when the claim says something else."""
-    for rx in _CLAIMS:
-        m = rx.search(claim)
-        if m:
-            return Absence(m.group("name"), m.group("release"))
+    for m in _EN.finditer(claim):
+        before = claim[max(0, m.start() - 200) : m.start()].rsplit(None, 1)  # a name is shorter than that
+        name = before[-1].strip("`") if before and claim[m.start() - 1 : m.start()] != " " else ""
+        if _NAME_ANY.fullmatch(name):
+            return Absence(name, m.group(1))
+    for m in _ZH.finditer(claim):
+        name = _NAME_ANY.match(claim, m.end())
+        if name:
+            return Absence(name.group(0), m.group(1))
     return None
 
 

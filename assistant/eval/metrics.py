@@ -110,21 +110,25 @@ _SOURCE_LINE = re.compile(r"^\[(\d+)\]\s+\S")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 
 
-# An absence claim: "`X` does not exist in vLLM V" (Chinese: "vLLM V 中不存在 `X`"), one release a claim.
-_RELEASE = r"v?(?P<release>\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)(?![\w.]*\w)"
-_ABSENT_NAME = r"`?(?P<name>--?[A-Za-z0-9][\w.-]*|[A-Z][A-Z0-9_]*)`?"
-_ABSENCE = (
-    re.compile(rf"{_ABSENT_NAME} does not exist in vLLM {_RELEASE}"),
-    re.compile(rf"vLLM {_RELEASE} 中不存在 ?{_ABSENT_NAME}"),
-)
+# An absence claim: "`X` does not exist in vLLM V" (Chinese: "vLLM V 中不存在 `X`"), one release a claim; found by
+# its fixed words, the name read next to them (no pattern tried at every character of a long claim).
+_RELEASE = r"v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)(?![\w.]*\w)"
+_ABSENT_EN = re.compile(rf" does not exist in vLLM {_RELEASE}")
+_ABSENT_ZH = re.compile(rf"vLLM {_RELEASE} 中不存在 ?`?")
+_ABSENT_NAME = re.compile(r"--?[A-Za-z0-9][\w.-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def absence_claim(claim: str) -> tuple[str, str] | None:
     """(name, release) when the claim says the name does not exist in that vLLM release."""
-    for rx in _ABSENCE:
-        m = rx.search(claim)
-        if m:
-            return m.group("name"), m.group("release")
+    for m in _ABSENT_EN.finditer(claim):
+        words = claim[max(0, m.start() - 200) : m.start()].split(" ")
+        name = _ABSENT_NAME.fullmatch(words[-1].strip("`"))
+        if name:
+            return name.group(0), m.group(1)
+    for m in _ABSENT_ZH.finditer(claim):
+        name = _ABSENT_NAME.match(claim, m.end())
+        if name:
+            return name.group(0), m.group(1)
     return None
 
 
