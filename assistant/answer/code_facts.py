@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant.answer.absence import name_kind, names_list_title
 from assistant.models import Citation, Lang
 from assistant.release.knowledge import Findings, NameFact
 from assistant.release.match import SiteMatch
-from assistant.release.models import EnvVar, Flag
+from assistant.release.models import EnvVar, Flag, names_list_id, names_list_url
 from assistant.release.store import version_key
 from assistant.release.version import resolve_version
 from assistant.text.vocab import RELEASE_TAG
@@ -44,7 +45,7 @@ LABELS = {
         "unknown": "Your vLLM version is not stated; this is from vLLM {release} (add `vllm --version` output or "
         "`--vllm-version` to check yours).",
         "names": "In vLLM's source",
-        "absent": "`{name}` does not exist in vLLM {versions}.",
+        "absent": "`{name}` does not exist in vLLM {release}",
         "removed": "not in vLLM {versions} (removed after {last})",
         "added": "not in vLLM {versions} (added after {last})",
         "default_changed": "default changed: {changes}",
@@ -71,7 +72,7 @@ LABELS = {
         "not_there": "{stated} 的源码中没有这条消息",
         "unknown": "未说明 vLLM 版本；以上来自 vLLM {release}（可提供 `vllm --version` 的输出或使用 `--vllm-version`）。",
         "names": "vLLM 源码中的说明",
-        "absent": "vLLM {versions} 中不存在 `{name}`。",
+        "absent": "vLLM {release} 中不存在 `{name}`",
         "removed": "vLLM {versions} 中已没有（{last} 之后移除）",
         "added": "vLLM {versions} 中没有（{last} 之后新增）",
         "default_changed": "默认值变化：{changes}",
@@ -170,13 +171,20 @@ def _doc(item: EnvVar | Flag) -> str:
 
 
 def name_lines(facts: tuple[NameFact, ...], f: Findings, lang: Lang, n: int) -> CodeSection:
-    """One line per env var / flag the question names: what it is, in which releases, what changed."""
+    """One line per env var / flag the question names: what it is, in which releases, what changed. A name no
+    release has is said missing from each, citing that release's complete list of names of its kind."""
     L = LABELS[lang]
     lines = [f"**{L['names']}:**"]
     citations: list[Citation] = []
     for fact in facts:
         if not fact.present:
-            lines.append("- " + L["absent"].format(name=fact.name, versions=_versions(fact.absent)))
+            claims = []
+            for release in fact.absent:
+                kind = name_kind(fact.name)
+                title = names_list_title(release, kind)
+                cited = _cite(citations, names_list_id(release, kind), title, names_list_url(release, kind), n)
+                claims.append(L["absent"].format(name=fact.name, release=release) + f" [{cited}]")
+            lines.append("- " + "; ".join(claims))
             continue
         item = _pick(fact, f.release)
         num = n + len(citations)
@@ -198,6 +206,15 @@ def name_lines(facts: tuple[NameFact, ...], f: Findings, lang: Lang, n: int) -> 
             text += "; " + L["default_changed"].format(changes=changes)
         lines.append(text)
     return CodeSection(lines, citations)
+
+
+def _cite(citations: list[Citation], cid: str, title: str, url: str, n: int) -> int:
+    """The number of the citation of `cid`, added after `citations` (numbered from `n`) the first time."""
+    for c in citations:
+        if c.id == cid:
+            return c.n
+    citations.append(Citation(n + len(citations), cid, title, url))
+    return citations[-1].n
 
 
 def _after(a: str, b: str) -> bool:

@@ -33,7 +33,7 @@ from assistant.answer.verify import (
     _apply_markers,
     _join_adjacent,
     _markers,
-    claim_terms,
+    backs,
     content_words,
     find_terms,
     grounded,
@@ -238,8 +238,7 @@ class StreamGate:
         for idx, mk in enumerate(mine):
             valid = [n for n in dict.fromkeys(mk.numbers) if n in self.sources]
             self._removed += [n for n in mk.numbers if n not in self.sources and n not in self._removed]
-            terms = claim_terms(mk.claim)
-            backing = [n for n in valid if all(supported(t, self.sources[n]) for t in terms)]
+            backing = [n for n in valid if backs(mk.claim, self.sources[n])]
             if valid and not backing:
                 self._detached += 1
             if backing:

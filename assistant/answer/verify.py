@@ -7,7 +7,9 @@ quoted `code span`. The rules:
 - a citation number that maps to no source is removed;
 - a claim (the text before a `[n]` on its line, or the block above a `[n]` standing alone) keeps a
   citation only if that source states every checkable detail of the claim; otherwise the citation is
-  dropped (the source does not back it) — so every `[n]` left is a citation the source supports;
+  dropped (the source does not back it) — so every `[n]` left is a citation the source supports; a
+  claim that a name does not exist in a release is backed only by that release's complete list of
+  names of its kind, without the name (`assistant/answer/absence.py`);
 - a flag, variable, version, PR number or URL found in none of the cited sources nor in the user's
   own question is marked "(unverified)";
 - the answer fails (the caller shows the extractive answer) when it abstains, cites nothing, leaves
@@ -22,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from assistant.answer.absence import absence_claim, backs_absence
 from assistant.text.vocab import CJK_CHARS, ENV_NAME, ENV_VALUE, FLAG, UNGROUNDED_WORDS, VERSION, WORD_START
 
 TermKind = Literal["flag", "env", "version", "pr", "url", "code"]
@@ -171,6 +174,19 @@ def supported(term: Term, evidence: str) -> bool:
     if term.kind == "version":
         return re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", text) is not None
     return key in text
+
+
+def backs(claim: str, source: str) -> bool:
+    """Whether a source backs a claim: it states every checkable detail of it. An absence claim ("`X` does not
+    exist in vLLM V") is backed only by vLLM V's complete list of names of X's kind without X on it
+    (`absence.backs_absence`), and its other details must be stated as usual."""
+    terms = claim_terms(claim)
+    absent = absence_claim(claim)
+    if absent is not None:
+        if not backs_absence(absent, source):
+            return False
+        terms = [t for t in terms if t.text.split("=", 1)[0] != absent.name]
+    return all(supported(t, source) for t in terms)
 
 
 def content_words(text: str) -> list[str]:
@@ -403,20 +419,23 @@ def verify(
     removed: list[int] = []
     keep: dict[int, list[int]] = {}
     detached = 0
+    listed_absent: set[str] = set()  # names a cited release list shows missing: not to be marked as unverified
     for idx, mk in enumerate(markers):
         valid = [n for n in dict.fromkeys(mk.numbers) if n in sources]
         removed += [n for n in mk.numbers if n not in sources and n not in removed]
-        terms = claim_terms(mk.claim)
-        backing = [n for n in valid if all(supported(t, sources[n]) for t in terms)]
+        backing = [n for n in valid if backs(mk.claim, sources[n])]
         if valid and not backing:
             detached += 1
         keep[idx] = backing
+        absent = absence_claim(mk.claim)
+        if backing and absent is not None:
+            listed_absent.add(absent.name)
     text = "\n".join(_apply_markers(lines, markers, keep))
     text = re.sub(r"[ \t]+([.,;:!?。，])", r"\1", text)  # "fix it [9]." -> "fix it."
     cited = tuple(dict.fromkeys(n for idx in sorted(keep) for n in keep[idx]))
 
     evidence = "\n".join(sources[n] for n in cited) + "\n" + question
-    spans = find_terms(text)
+    spans = [s for s in find_terms(text) if s[2].text.split("=", 1)[0] not in listed_absent]
     bad = [(a, b, t) for a, b, t in spans if not supported(t, evidence)]
     absent_spans: list[tuple[int, int, Term]] = []
     markers: dict[Term, str] = {}

@@ -1,8 +1,10 @@
 """The release's code facts as the citation check sees them: an answer on `make run`'s corpus cites env vars, flags
 and raise/log sites of the release's source (`vllm-0.33.0:VLLM_X`, `vllm-0.33.0:--flag`,
-`vllm-0.33.0:vllm/x.py:12:raise`), which are not chunks of the embedded index. Each is turned into a chunk-shaped
-record of everything the store says about it, so a claim that cites it is checked against it like any other source
-(`metrics.check_citations`); an id the store does not have stays unknown (an invalid citation)."""
+`vllm-0.33.0:vllm/x.py:12:raise`) and the release's complete lists of env vars and flags (`vllm-0.33.0:env-vars`,
+`vllm-0.33.0:flags`, what an absence claim cites), which are not chunks of the embedded index. Each is turned into a
+chunk-shaped record of everything the store says about it, so a claim that cites it is checked against it like any
+other source (`metrics.check_citations`; a list's names are also in its `data`, for the absence rule); an id the
+store does not have stays unknown (an invalid citation)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ import dataclasses
 import json
 from collections.abc import Callable
 
+from assistant.answer.absence import names_list_title
 from assistant.models import Chunk
 from assistant.release.knowledge import ReleaseKnowledge
-from assistant.release.models import CodeSite, EnvVar, Flag
+from assistant.release.models import CodeSite, EnvVar, Flag, names_list_id, names_list_url
 
 
 def _text(fact: CodeSite | EnvVar | Flag) -> str:
@@ -42,9 +45,24 @@ def code_fact_lookup(knowledge: ReleaseKnowledge) -> Callable[[str], Chunk | Non
                         facts[f"vllm-{version}:{name}"] = flag
         return facts
 
+    def names_list(cid: str) -> Chunk | None:
+        for version, release in knowledge.releases().items():
+            for kind in ("env", "flag"):
+                if cid == names_list_id(version, kind):
+                    listed = release.names_list(kind)
+                    text = listed.render()
+                    data = {"names_of": kind, "release": version, "names": sorted(listed.names)}
+                    url = names_list_url(version, kind)
+                    title = names_list_title(version, kind)
+                    return Chunk(cid, "doc", title, url, "", text, text, data=data)
+        return None
+
     def lookup(cid: str) -> Chunk | None:
         if not cid.startswith("vllm-"):
             return None
+        listed = names_list(cid)
+        if listed is not None:
+            return listed
         fact = table().get(cid)
         if fact is None:
             return None

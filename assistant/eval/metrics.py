@@ -110,6 +110,42 @@ _SOURCE_LINE = re.compile(r"^\[(\d+)\]\s+\S")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 
 
+# An absence claim: "`X` does not exist in vLLM V" (Chinese: "vLLM V 中不存在 `X`"), one release a claim; found by
+# its fixed words, the name read next to them (no pattern tried at every character of a long claim).
+_RELEASE = r"v?(\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?)(?![\w.]*\w)"
+_ABSENT_EN = re.compile(rf" does not exist in vLLM {_RELEASE}")
+_ABSENT_ZH = re.compile(rf"vLLM {_RELEASE} 中不存在 ?`?")
+_ABSENT_NAME = re.compile(r"--?[A-Za-z0-9][\w.-]*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def absence_claim(claim: str) -> tuple[str, str] | None:
+    """(name, release) when the claim says the name does not exist in that vLLM release."""
+    for m in _ABSENT_EN.finditer(claim):
+        words = claim[max(0, m.start() - 200) : m.start()].split(" ")
+        name = _ABSENT_NAME.fullmatch(words[-1].strip("`"))
+        if name:
+            return name.group(0), m.group(1)
+    for m in _ABSENT_ZH.finditer(claim):
+        name = _ABSENT_NAME.match(claim, m.end())
+        if name:
+            return name.group(0), m.group(1)
+    return None
+
+
+def absence_problem(name: str, release: str, chunk: Chunk) -> str | None:
+    """Why a cited chunk does not back "`name` does not exist in vLLM `release`" (None when it does): only the
+    release's complete list of names of that kind can (`data`: `names_of`, `release`, `names`), and only when the
+    name, as vLLM's parser spells it, is not on it. A page that merely does not mention the name backs nothing."""
+    kind = "flag" if name.startswith("-") else "env"
+    if chunk.data.get("names_of") != kind or chunk.data.get("release") != release:
+        return f"not vLLM {release}'s complete list of {kind} names, which an absence claim needs"
+    head, dot, rest = name[2:].partition(".")
+    spelled = "--" + head.replace("_", "-") + dot + rest if name.startswith("--") else name
+    if name in chunk.data.get("names", ()) or spelled in chunk.data.get("names", ()):
+        return f"{name} is on vLLM {release}'s list of {kind} names: the absence claim is wrong"
+    return None
+
+
 def claim_terms(claim: str) -> list[str]:
     """The backticked spans, env vars, flags, issue/PR numbers and versions a claim states."""
     terms = [t.strip() for t in _BACKTICK.findall(claim)]
@@ -194,7 +230,9 @@ def check_citations(answer_text: str, cited: Mapping[int, Chunk | None]) -> Cita
     (`cited` maps n -> the cited chunk); and every checkable term of each claim (`claim_terms`: its
     backticked spans, env vars, flags, #issue numbers, versions) appears, case-insensitively, in the
     text of the chunk its marker cites. A claim with no checkable term passes the support check:
-    the test is mechanical and precise, not a judge of paraphrase.
+    the test is mechanical and precise, not a judge of paraphrase. An absence claim ("`X` does not
+    exist in vLLM V") is supported only by vLLM V's complete list of names of X's kind without X
+    on it (`absence_problem`); its other terms are checked as usual.
     """
     claims = split_claims(answer_text)
     problems: list[str] = []
@@ -211,8 +249,16 @@ def check_citations(answer_text: str, cited: Mapping[int, Chunk | None]) -> Cita
             continue
         if claim.reference:
             continue
+        terms = claim_terms(claim.text)
+        absent = absence_claim(claim.text)
+        if absent is not None:  # the name is not in the source: checked against the release's list instead
+            problem = absence_problem(*absent, chunk)
+            if problem:
+                problems.append(f"[{claim.n}] {chunk.id}: {problem}")
+                continue
+            terms = [t for t in terms if t != absent[0]]
         text = texts.setdefault(claim.n, _norm(chunk.full_text()))
-        missing = [t for t in claim_terms(claim.text) if _norm(t) not in text]
+        missing = [t for t in terms if _norm(t) not in text]
         if missing:
             problems.append(f"[{claim.n}] {chunk.id}: claim terms not in the source: {', '.join(missing)}")
     return CitationCheck(valid=not problems, markers=len(claims), problems=tuple(dict.fromkeys(problems)))

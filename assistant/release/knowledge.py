@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property
 
+from assistant.answer.absence import NameKind, NamesList
 from assistant.answer.verify import ReleaseCheck
 from assistant.release.match import SiteMatch, SiteMatcher, norm
 from assistant.release.models import EnvVar, Flag, ReleaseFacts
@@ -78,6 +79,13 @@ class _Release:
     @cached_property
     def messages(self) -> frozenset[str]:
         return frozenset(norm(s.template.render()) for s in self.facts.sites)
+
+    def names_list(self, kind: NameKind) -> NamesList:
+        """Every env var, or every flag spelling `flag` accepts (aliases, the `--no-x` of a boolean `--x`)."""
+        if kind == "env":
+            return NamesList(self.facts.version, kind, frozenset(self.env))
+        negative = {"--no-" + n[2:] for n, f in self.flags.items() if (f.type or "").startswith("bool")}
+        return NamesList(self.facts.version, kind, frozenset(self.flags) | frozenset(negative))
 
     def flag(self, name: str) -> Flag | None:
         """A flag by any of its names; `--no-x` is the negative form of a boolean `--x`."""

@@ -15,6 +15,20 @@ def code_url(version: str, path: str, line: int) -> str:
     return f"{GITHUB}/v{version}/{path}#L{line}"
 
 
+# The files that list every name of a kind: `environment_variables` in envs.py; the engine's parser, which reads
+# the config dataclasses (`vllm serve` adds the `cli_args.py` front-end flags to it).
+NAMES_FILES = {"env": "vllm/envs.py", "flag": "vllm/engine/arg_utils.py"}
+
+
+def names_list_id(version: str, kind: str) -> str:
+    """The citation id of a release's complete list of env vars (`vllm-0.33.0:env-vars`) or flags (`…:flags`)."""
+    return f"vllm-{version}:" + ("env-vars" if kind == "env" else "flags")
+
+
+def names_list_url(version: str, kind: str) -> str:
+    return f"{GITHUB}/v{version}/{NAMES_FILES[kind]}"
+
+
 @dataclass(frozen=True)
 class ReleaseSpec:
     """What `sync` was asked for: a version on the package index, a local wheel, a source tree, or the installed package."""

@@ -223,3 +223,20 @@ def test_what_passes_verification_passes_the_evals_citation_check(raw):
     assert v.passed, v.problems
     check = metrics.check_citations(v.text, {n: chunks[n] for n in v.cited})
     assert check.valid, check.problems
+
+
+def test_an_absence_claim_keeps_its_citation_only_to_the_releases_list_without_the_name():
+    """Nothing states that a name is missing: only the release's complete list of names of that kind backs the
+    claim, and the name is then not "unverified" for being in no source."""
+    from assistant.answer.absence import NamesList
+
+    listed = NamesList("0.33.0", "env", frozenset({"VLLM_BATCH_INVARIANT", "VLLM_USE_DEEP_GEMM"})).render()
+    sources = {**SOURCES, 3: listed}
+    v = verify(GOOD + "\n`VLLM_MADE_UP` does not exist in vLLM 0.33.0 [3]", sources)
+    assert v.passed, v.problems
+    assert v.cited == (1, 3) and not v.detached and not v.unverified
+    assert "`VLLM_MADE_UP` does not exist in vLLM 0.33.0 [3]" in v.text
+    wrong = verify(GOOD + "\n`VLLM_USE_DEEP_GEMM` does not exist in vLLM 0.33.0 [3]", sources)  # it is listed
+    assert wrong.cited == (1,) and wrong.detached == 1
+    silent = verify(GOOD + "\n`VLLM_MADE_UP` does not exist in vLLM 0.33.0 [2]", sources)  # a page not listing it
+    assert silent.cited == (1,) and silent.detached == 1

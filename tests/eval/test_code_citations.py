@@ -45,3 +45,22 @@ def test_a_help_text_quoting_json_is_found_as_written(tmp_path):
     fact = code_fact_lookup(ReleaseKnowledge(store))("vllm-9.9.0:--lora-modules")
     claim = '- `--lora-modules` (flag, `str`): JSON format: `{"name": "name", "path": "lora_path"}` — vLLM 9.9.0 [1]'
     assert check_citations(claim, {1: fact}).valid
+
+
+def test_an_absence_claim_is_valid_only_against_the_releases_list_without_the_name(tmp_path):
+    """`vllm-9.9.0:env-vars` / `:flags` are the release's complete lists (from the store): "`X` does not exist in
+    vLLM 9.9.0" citing one is valid when X is not on it, and invalid when it is, or when the source is another."""
+    lookup = _lookup(tmp_path)
+    envs, flags = lookup("vllm-9.9.0:env-vars"), lookup("vllm-9.9.0:flags")
+    assert envs.source == "https://github.com/vllm-project/vllm/blob/v9.9.0/vllm/envs.py"
+    assert envs.data["names"] == ["VLLM_TEST_FLAG"] and flags.data["names"] == ["--max-num-seqs", "-n"]
+    assert check_citations("- `VLLM_MAGIC` does not exist in vLLM 9.9.0 [1]", {1: envs}).valid
+    assert check_citations("- vLLM 9.9.0 中不存在 `--turbo` [1]", {1: flags}).valid
+    wrong = check_citations("- `VLLM_TEST_FLAG` does not exist in vLLM 9.9.0 [1]", {1: envs})  # it exists
+    assert not wrong.valid and "the absence claim is wrong" in wrong.problems[0]
+    assert not check_citations("- `--max_num_seqs` does not exist in vLLM 9.9.0 [1]", {1: flags}).valid  # its spelling
+    assert not check_citations("- `VLLM_MAGIC` does not exist in vLLM 9.8.0 [1]", {1: envs}).valid  # another release
+    assert not check_citations("- `VLLM_MAGIC` does not exist in vLLM 9.9.0 [1]", {1: flags}).valid  # the flags
+    # a fact that merely does not mention the name backs no absence
+    assert not check_citations("- `VLLM_MAGIC` does not exist in vLLM 9.9.0 [1]", {1: lookup(SITE.id)}).valid
+    assert lookup("vllm-9.8.0:env-vars") is None

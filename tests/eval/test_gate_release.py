@@ -72,6 +72,26 @@ def test_the_index_is_what_make_run_serves(assistant, run):
     assert not assistant.missing_block_vectors(), "docs sections without their paragraph vectors"
 
 
+def test_an_answer_from_code_facts_alone_cites_the_releases_list_and_checks(assistant):
+    """A vLLM env var the release does not have, asked about on make run's index: the code facts' absence line cites
+    the release's complete list of env vars (`vllm/envs.py`), and the eval's citation check finds it valid; the
+    same line about an env var the release has is a wrong absence claim, and invalid."""
+    from assistant.eval.code_citations import code_fact_lookup
+    from assistant.eval.metrics import check_citations
+
+    answer = assistant.ask("What does VLLM_ZEBRA_CACHE do? Setting it to 1 changes nothing.")
+    assert not answer.abstained
+    assert f"`VLLM_ZEBRA_CACHE` does not exist in vLLM {EVAL_RELEASE} [" in answer.body, answer.body
+    listed = next(c for c in answer.citations if c.id == f"vllm-{EVAL_RELEASE}:env-vars")
+    assert listed.source == f"https://github.com/vllm-project/vllm/blob/v{EVAL_RELEASE}/vllm/envs.py"
+    code_facts, by_id = code_fact_lookup(assistant.releases), assistant.retriever.lexical.by_id
+    cited = {c.n: by_id.get(c.id) or code_facts(c.id) for c in answer.citations}
+    check = check_citations(answer.body, cited)
+    assert check.valid, check.problems
+    wrong = check_citations(answer.body.replace("VLLM_ZEBRA_CACHE", "VLLM_TARGET_DEVICE"), cited)
+    assert not wrong.valid and any("the absence claim is wrong" in p for p in wrong.problems)
+
+
 @pytest.mark.parametrize("set_name", ["docs", "reports"])
 def test_key_fact_recall_on_the_lead(run, set_name):
     value = _row(run, set_name)["key_fact_recall"]

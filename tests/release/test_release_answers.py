@@ -58,9 +58,38 @@ def test_flag_added_and_default_changed_are_stated(release_assistant):
     assert f"default changed: `0.9` in {OLD}, `0.92` in {NEW}" in line
 
 
-def test_a_flag_no_release_has_is_flagged(release_assistant):
+def _absent(name: str, answer) -> str:
+    """The answer's absence line for `name`, which cites each release's list of flags."""
+    n = {c.id: c.n for c in answer.citations}
+    old, new = n[f"vllm-{OLD}:flags"], n[f"vllm-{NEW}:flags"]
+    return f"`{name}` does not exist in vLLM {OLD} [{old}]; `{name}` does not exist in vLLM {NEW} [{new}]"
+
+
+def test_a_flag_no_release_has_is_flagged_citing_each_releases_list_of_flags(release_assistant):
     answer = release_assistant.ask("vllm serve Qwen/Qwen3-8B --enable-turbo-mode fails with unrecognized arguments")
-    assert f"`--enable-turbo-mode` does not exist in vLLM {OLD}, {NEW}." in answer.body
+    assert _absent("--enable-turbo-mode", answer) in answer.body
+    listed = {c.id: c for c in answer.citations}[f"vllm-{NEW}:flags"]
+    assert listed.source == f"https://github.com/vllm-project/vllm/blob/v{NEW}/vllm/engine/arg_utils.py"
+
+
+def test_an_answer_from_code_facts_alone_cites_and_its_citations_check(release_assistant):
+    """A name no release has, asked about: the answer is the code facts' absence line, cited to the releases'
+    lists of env vars, which the eval's citation check reads from the same release store."""
+    from assistant.eval.code_citations import code_fact_lookup
+    from assistant.eval.metrics import check_citations
+
+    answer = release_assistant.ask("What does VLLM_ZEBRA_CACHE do? Setting it to 1 changes nothing.")
+    assert not answer.abstained and "`VLLM_ZEBRA_CACHE` does not exist in vLLM" in answer.body
+    ids = [c.id for c in answer.citations]
+    assert f"vllm-{OLD}:env-vars" in ids and f"vllm-{NEW}:env-vars" in ids
+    lookup = code_fact_lookup(release_assistant.releases)
+    cited = {c.n: lookup(c.id) or release_assistant.retriever.lexical.by_id.get(c.id) for c in answer.citations}
+    check = check_citations(answer.body, cited)
+    assert check.valid, check.problems
+    # the same line about a name the release has is a wrong absence claim, and the check says so
+    present = next(e.name for e in release_assistant.releases.get(NEW).facts.env_vars)
+    wrong = answer.body.replace("VLLM_ZEBRA_CACHE", present)
+    assert not check_citations(wrong, cited).valid
 
 
 def test_docker_flags_and_underscore_spellings_are_not_called_missing_vllm_flags(release_assistant):
@@ -79,7 +108,7 @@ def test_docker_flags_and_underscore_spellings_are_not_called_missing_vllm_flags
     assert "default changed" in line  # stated under the name the release defines, and cited by it
     assert any(c.id.endswith(":--gpu-memory-utilization") for c in answer.citations)
     assert not any("--gpu_memory_utilization" in c.id for c in answer.citations)
-    assert f"`--enable-turbo-mode` does not exist in vLLM {OLD}, {NEW}." in body  # vLLM's part is still checked
+    assert _absent("--enable-turbo-mode", answer) in body  # vLLM's part is still checked
 
 
 def test_dependency_error_is_not_attributed(release_assistant):
