@@ -90,7 +90,7 @@ _ROLE_MARKERS = tuple(
 _BARE_ROLE = re.compile(rf"^{_LOG_HEAD}(?:{_ROLE}|AI assistant)\s*[:：](?={_TURN_WORDS})", re.IGNORECASE | re.MULTILINE)
 _LOG_LINE = re.compile(
     r"^[ \t]*(?:\([\w ]+pid=\d+\)\s*)?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b[^\n]*\d\d:\d\d|"
-    r"^Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+",
+    r"^Traceback \(most recent call last\)|^[ \t]*File \"[^\"\n]+\", line \d+",
     re.MULTILINE,
 )
 
