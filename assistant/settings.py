@@ -64,7 +64,7 @@ class Settings(BaseSettings):
     problem_evidence: bool = Field(
         False,
         description="Score evidence with a fifth feature, the share of the problem's own words (error line, exception, "
-        "symptom; no command line, model or version) the section holds, and its bars below (eval/calibration.md).",
+        "symptom; no command line, model or version) the section holds, and its bars below (eval/problem_share.md).",
     )
     problem_min_confidence: float = Field(
         0.336, ge=0.0, le=1.0, description="`min_confidence` of the problem-share model (`problem_evidence`)."

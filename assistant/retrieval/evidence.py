@@ -52,7 +52,7 @@ def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known:
 WEIGHTS = (5.89, 7.45, 4.81, 1.63)  # cosine, coverage, known share, channel agreement
 BIAS = -8.02
 # The same four and the problem share (`Hit.problem`: the problem's own tokens the chunk holds, no command line nor
-# setup term), fitted the same way; used with `Settings.problem_evidence` (eval/calibration.md, "The problem share").
+# setup term), fitted the same way; used with `Settings.problem_evidence` (eval/problem_share.md).
 PROBLEM_WEIGHTS = (5.95, 2.93, 4.40, 1.84, 1.46)  # cosine, coverage, known share, channel agreement, problem share
 PROBLEM_BIAS = -8.05
 
