@@ -89,7 +89,9 @@ def measure(assistant: Assistant, items: list[Item]) -> list[Measured]:
 
 def samples(measured: list[Measured], names: tuple[str, ...]) -> list[Sample]:
     return [
-        Sample(m.item, m.item.answerable, tuple(b + tuple(e[n] for n in names) for b, e in zip(m.base, m.extra)), m.fixes)
+        Sample(
+            m.item, m.item.answerable, tuple(b + tuple(e[n] for n in names) for b, e in zip(m.base, m.extra)), m.fixes
+        )
         for m in measured
     ]
 
@@ -171,12 +173,13 @@ def main(argv: list[str] | None = None) -> int:
         pp = choose_paste_threshold(probs, [s for s in fit_s if is_paste(s.item.query)])
         bars = (q.threshold, pp.threshold)
         w, b = fit(fit_s)
-        print(row(name, probs, fit_s, bars) + f" {bars[0]:.3f}, {bars[1]:.3f} | {', '.join(f'{x:.2f}' for x in w)}; {b:.2f} |")
+        weights = ", ".join(f"{x:.2f}" for x in w)
+        print(row(name, probs, fit_s, bars) + f" {bars[0]:.3f}, {bars[1]:.3f} | {weights}; {b:.2f} |")
         for batch, measured in fresh.items():
             s = samples(measured, names)
             fresh_rows.append(row(f"{name} @ {batch}", {x.item.id: hit_probs(w, b, x) for x in s}, s, bars))
     if fresh_rows:
-        print("\nfresh batches (model fitted on the whole fitting side; evidence alone, no scope rules, no code facts)\n")
+        print("\nfresh batches (fitted on the whole fitting side; evidence alone, no scope rules nor code facts)\n")
         print("| variant @ batch | questions | pastes | all |")
         print("|---|---|---|---|")
         print("\n".join(fresh_rows))
