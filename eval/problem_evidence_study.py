@@ -109,7 +109,7 @@ def row(name: str, probs, subset: list[Sample], bars: tuple[float, float]) -> st
 
 
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "in use (4)": (),
+    "the four, refit": (),
     "+pcover": ("pcover",),
     "+pscope": ("pscope",),
     "+pscope+entry": ("pscope", "entry"),
