@@ -95,6 +95,7 @@ class Query:
     english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
     platforms: frozenset[str] = frozenset()  # the hardware platforms the user names (empty: the default, CUDA)
     focus_text: str = ""  # the salient part in the user's own language: what a (multilingual) reranker reads
+    problem_tokens: tuple[str, ...] = ()  # what went wrong: the problem part without command lines and setup terms
     # `dense_text` embedded once (the retriever's model), shared by retrieval and the lead-passage choice
     dense_vector: Any = field(default=None, compare=False, repr=False)
     # `focus_text` embedded once by the multilingual USE model (None while that channel is off or not ready)
@@ -115,11 +116,15 @@ class Hit:
     known: float = 0.0  # IDF-weighted share of the query's terms the corpus knows at all
     agree: bool = False  # both channels rank the chunk in their top 3
     rerank: float | None = None  # the cross-encoder's relevance score, when the reranker ordered this hit
+    # IDF-weighted share of the problem's own tokens (`Query.problem_tokens`) the chunk holds; None unless
+    # `Settings.problem_evidence` is on
+    problem: float | None = None
 
     @property
-    def features(self) -> tuple[float, float, float, float]:
-        """The evidence model's inputs, in `evidence()` order."""
-        return (self.dense, self.coverage, self.known, float(self.agree))
+    def features(self) -> tuple[float, ...]:
+        """The evidence model's inputs, in `evidence()` order (the problem share last, when measured)."""
+        base = (self.dense, self.coverage, self.known, float(self.agree))
+        return base if self.problem is None else (*base, self.problem)
 
 
 RerankStatus = Literal["ok", "timeout", "unreachable", "http_error", "malformed", "incomplete"]

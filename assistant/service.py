@@ -365,7 +365,7 @@ class Assistant:
             setup = dataclasses.replace(setup, vllm_version=vllm_version)
         findings = self.code_findings(query, setup.vllm_version)  # the release the setup holds: one for the answer
         check = self.releases.check(findings.release)
-        bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
+        bar = min_confidence_for(query.text, *self.settings.evidence_bars)
         answer = compose(query, hits, bar, setup, self._scorer(query), findings, check, self._neighbours)
         # An LLM never answers from a known problem the user's setup rules out.
         usable = [h for h in hits if not assess_hit(h, setup, query.text).contradicted]

@@ -61,6 +61,17 @@ class Settings(BaseSettings):
             "a near but wrong section (chosen by `eval/calibrate.py`)."
         ),
     )
+    problem_evidence: bool = Field(
+        False,
+        description="Score evidence with a fifth feature, the share of the problem's own words (error line, exception, "
+        "symptom; no command line, model or version) the section holds, and its bars below (eval/problem_share.md).",
+    )
+    problem_min_confidence: float = Field(
+        0.336, ge=0.0, le=1.0, description="`min_confidence` of the problem-share model (`problem_evidence`)."
+    )
+    problem_min_confidence_paste: float = Field(
+        0.933, ge=0.0, le=1.0, description="`min_confidence_paste` of the problem-share model (`problem_evidence`)."
+    )
     chinese_prose_words: bool = Field(
         False,
         description="Count a Chinese line's words (about two characters each) when picking the user's own words out "
@@ -269,6 +280,13 @@ class Settings(BaseSettings):
     def rerank_url(self) -> str:
         """Where rerank requests go: `rerank_base_url` (else the LLM server's) plus `/rerank`."""
         return f"{(self.rerank_base_url or self.llm_base_url).rstrip('/')}/rerank"
+
+    @property
+    def evidence_bars(self) -> tuple[float, float]:
+        """The bars of the evidence model in use (questions, pastes): the problem-share model's when it is on."""
+        if self.problem_evidence:
+            return self.problem_min_confidence, self.problem_min_confidence_paste
+        return self.min_confidence, self.min_confidence_paste
 
     def with_overrides(self, **overrides: object) -> Settings:
         """A copy with the given fields replaced (None means 'not given'), validated again."""

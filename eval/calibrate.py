@@ -34,7 +34,7 @@ from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, HELD_OUT_SETS, 
 from assistant.eval.release_corpus import build_release_index, release_settings
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings, release_items
 from assistant.eval.split import FOLDS, is_held_out
-from assistant.retrieval.evidence import BIAS, WEIGHTS, is_paste
+from assistant.retrieval.evidence import BIAS, PROBLEM_BIAS, PROBLEM_WEIGHTS, WEIGHTS, is_paste
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
 
@@ -60,11 +60,17 @@ def collect(assistant: Assistant, sets_dir: Path, docs_release: str | None = Non
     return out
 
 
+def model_in_use(settings: Settings) -> tuple[list[float], float]:
+    """evidence.py's model for these settings: with `problem_evidence`, the one with the problem share."""
+    return (list(PROBLEM_WEIGHTS), PROBLEM_BIAS) if settings.problem_evidence else (list(WEIGHTS), BIAS)
+
+
 def in_use_rows(samples: list[Sample], settings: Settings) -> list[str]:
     """The same rows for the model and bars in use (evidence.py, settings): what a refit is compared with."""
-    probs = {s.item.id: hit_probs(list(WEIGHTS), BIAS, s) for s in samples}
-    bars = (settings.min_confidence, settings.min_confidence_paste)
-    out = [f"In use: evidence.py's model, min_confidence {bars[0]}, min_confidence_paste {bars[1]}:", ""]
+    probs = {s.item.id: hit_probs(*model_in_use(settings), s) for s in samples}
+    bars = settings.evidence_bars
+    which = "the problem-share model" if settings.problem_evidence else "the model"
+    out = [f"In use: evidence.py's {which}, bars {bars[0]} (questions), {bars[1]} (pastes):", ""]
     out += ["| split | messages | answerable + negatives | abstention recall | false abstentions | without the fix |"]
     out += ["|---|---|---|---:|---:|---:|"]
     for name, held in (("fitting side", False), ("held out", True)):
@@ -113,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     samples = collect(assistant, args.sets_dir, args.docs_release)
     fitting = [s for s in samples if not is_held_out(s.item)]
     held = [s for s in samples if is_held_out(s.item)]
-    model = (list(WEIGHTS), BIAS) if args.bars_only else None
+    model = model_in_use(assistant.settings) if args.bars_only else None
     lines = report(fitting, held, args.folds, model).lines
     print("\n".join(lines))
     print("\n" + "\n".join(in_use_rows(samples, assistant.settings)))

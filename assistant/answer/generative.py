@@ -330,7 +330,7 @@ class GenerativeWriter:
         a `Switch` with the notice if some generated text was already sent, and the final Answer is that
         fallback. This is stricter than `write`, which can still mark a detail `(unverified)` after the fact.
         """
-        bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
+        bar = min_confidence_for(query.text, *self.settings.evidence_bars)
         prompt = build_prompt(query, hits, bar, history)
         if not prompt.sources:
             yield fallback.body
@@ -378,7 +378,7 @@ class GenerativeWriter:
         release_check: ReleaseCheck | None = None,
     ) -> Answer:
         """The whole answer at once, verified as a whole (unsupported details marked `(unverified)`)."""
-        bar = min_confidence_for(query.text, self.settings.min_confidence, self.settings.min_confidence_paste)
+        bar = min_confidence_for(query.text, *self.settings.evidence_bars)
         prompt = build_prompt(query, hits, bar, history)
         if not prompt.sources:
             return fallback

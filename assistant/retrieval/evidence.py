@@ -51,6 +51,10 @@ def known_share(query_tokens: Iterable[str], idf: Callable[[str], float], known:
 # eval/calibration.md); its output is a probability that the chunk answers the question.
 WEIGHTS = (5.89, 7.45, 4.81, 1.63)  # cosine, coverage, known share, channel agreement
 BIAS = -8.02
+# The same four and the problem share (`Hit.problem`: the problem's own tokens the chunk holds, no command line nor
+# setup term), fitted the same way; used with `Settings.problem_evidence` (eval/problem_share.md).
+PROBLEM_WEIGHTS = (5.95, 2.93, 4.40, 1.84, 1.46)  # cosine, coverage, known share, channel agreement, problem share
+PROBLEM_BIAS = -8.05
 
 
 # A message longer than the summary that is embedded of it (`signals.salient_text`) is a pasted report or log rather
@@ -67,7 +71,9 @@ def min_confidence_for(text: str, question_bar: float, paste_bar: float) -> floa
     return paste_bar if is_paste(text) else question_bar
 
 
-def evidence(cosine: float, cover: float, known: float, agree: bool) -> float:
-    """Probability-like 0..1 score that a chunk is about the question."""
-    z = BIAS + sum(w * x for w, x in zip(WEIGHTS, (cosine, cover, known, float(agree))))
+def evidence(cosine: float, cover: float, known: float, agree: bool, problem: float | None = None) -> float:
+    """Probability-like 0..1 score that a chunk is about the question (with `problem`, the problem-share model)."""
+    x = (cosine, cover, known, float(agree))
+    weights, bias = (WEIGHTS, BIAS) if problem is None else (PROBLEM_WEIGHTS, PROBLEM_BIAS)
+    z = bias + sum(w * v for w, v in zip(weights, x if problem is None else (*x, problem)))
     return 1.0 / (1.0 + math.exp(-z))

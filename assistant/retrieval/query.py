@@ -10,6 +10,7 @@ from assistant.text.glossary import english_view, translate_terms
 from assistant.text.gpus import gpu_terms
 from assistant.text.lang import detect_lang
 from assistant.text.platforms import user_platforms
+from assistant.text.problem import problem_scope
 from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome
 from assistant.text.tokenize import tokenize
@@ -25,7 +26,7 @@ _RUN_SPECIFIC = re.compile(
 )
 
 
-def _problem_tokens(tokens: list[str], signals: Signals) -> list[str]:
+def problem_setup_free(tokens: list[str], signals: Signals) -> list[str]:
     """The tokens that describe the problem, not the user's setup: evidence is measured on these.
 
     The model name, the GPU, the versions and the numbers in a report vary from user to user; a known
@@ -55,7 +56,9 @@ def analyze(
     problem_signals = signals if problem == text else extract_signals(problem)
     for term in problem_signals.messages + problem_signals.strong_terms():
         tokens.extend(tokenize(term))
-    focus_tokens = _problem_tokens(tokenize(focus), signals)
+    focus_tokens = problem_setup_free(tokenize(focus), signals)
+    # What went wrong, not what the user runs: no command line, traceback frame nor setup term.
+    own_problem = problem_setup_free(tokenize(without_log_chrome(problem_scope(text, problem))), signals)
     hardware = list(dict.fromkeys(t for gpu in signals.gpus for t in gpu_terms(gpu)))
     if hardware:  # "A100" also means Ampere / SM80, as entries and docs often say
         tokens.extend(tokenize(" ".join(hardware)))
@@ -75,9 +78,10 @@ def analyze(
         dense_text=dense_text,
         lexical_tokens=tuple(tokens),
         focus_tokens=tuple(focus_tokens),
-        english_tokens=tuple(_problem_tokens(tokenize(dense_text), signals)) if lang == "zh" else (),
+        english_tokens=tuple(problem_setup_free(tokenize(dense_text), signals)) if lang == "zh" else (),
         platforms=_platforms(text, signals, earlier),
         focus_text=focus,
+        problem_tokens=tuple(own_problem),
     )
 
 

@@ -235,16 +235,21 @@ class Retriever:
             cover = max((coverage(v, terms, lexical.idf) for v in views), default=0.0)
             c = cos.get(cid, 0.0)
             agree = cid in top3
+            problem = None
+            if self.settings.problem_evidence:  # the problem's own words, in the user's language or its English view
+                own = [v for v in (query.problem_tokens, query.english_tokens) if v]
+                problem = max((coverage(v, terms, lexical.idf) for v in own), default=0.0)
             return Hit(
                 chunk=lexical.by_id[cid],
                 score=fused[cid],
-                confidence=evidence(c, cover, known, agree),
+                confidence=evidence(c, cover, known, agree, problem),
                 dense=c,
                 use=use.get(cid) if matrix is not None else None,
                 lexical=bm25.get(cid, 0.0),
                 coverage=cover,
                 known=known,
                 agree=agree,
+                problem=problem,
             )
 
         return [hit(cid) for cid in groups[0][:k]], [hit(cid) for cid in groups[1][:shown]]

@@ -16,6 +16,7 @@ from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, is_command
 
 _ERROR = re.compile(r"\berror\b|Error:|Exception\b", re.IGNORECASE)
+_PROBLEM_LINE = re.compile(r"\berror\b|Error:|Exception\b|\bfail|\bwarn", re.IGNORECASE)  # a paste's problem lines
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
 
 
@@ -35,6 +36,19 @@ def without_commands(text: str) -> str:
 def problem_part(text: str) -> str:
     """The problem: the message without its environment report, template chrome and command lines."""
     return without_commands(problem_text(text))
+
+
+def problem_scope(text: str, problem: str | None = None) -> str:
+    """What went wrong, in the user's words: a question's problem part whole; a paste's first line (a report's title),
+    its error lines and messages and the sentences that ask, not its traceback frames nor the lines around.
+    `problem`: `problem_text(text)`, when the caller has it."""
+    part = without_commands(problem if problem is not None else problem_text(text))
+    if not is_paste(text):
+        return part
+    lines = [ln for ln in part.split("\n") if ln.strip()]
+    asked = [s for s in _SENTENCE_END.split(part) if s.rstrip().endswith(("?", "？"))]
+    errors = [ln for ln in lines if _PROBLEM_LINE.search(ln)]
+    return "\n".join(dict.fromkeys([*lines[:1], *extract_signals(part).messages, *errors, *asked]))
 
 
 def problem_names(text: str, paste: bool | None = None) -> frozenset[str]:

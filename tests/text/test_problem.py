@@ -37,3 +37,17 @@ def test_a_command_s_own_error_output_is_the_problem():
 
 def test_names_are_spelled_as_vllms_parser_reads_them():
     assert problem_names("what does --max_model_len default to?") == {"--max-model-len"}
+
+
+def test_problem_scope_of_a_paste_is_its_title_errors_and_questions_not_its_frames():
+    from assistant.text.problem import problem_scope
+
+    frames = "\n".join(f'  File "/opt/app/worker_{i}.py", line {i}, in step_{i}\n    run_step_{i}()' for i in range(30))
+    paste = (
+        "[Bug]: engine dies after warmup\n\nvllm serve Qwen/Qwen3-8B --enable-prefix-caching\n\n"
+        f"Traceback (most recent call last):\n{frames}\nRuntimeError: CUDA error: an illegal memory access\n\n"
+        "Is there a workaround?"
+    )
+    scope = problem_scope(paste)
+    assert "engine dies after warmup" in scope and "illegal memory access" in scope and "workaround?" in scope
+    assert "worker_3" not in scope and "--enable-prefix-caching" not in scope
