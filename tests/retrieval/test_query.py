@@ -1,6 +1,12 @@
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from assistant.models import Turn
 from assistant.retrieval.evidence import PRIOR_MASS, coverage, evidence, known_share
-from assistant.retrieval.query import analyze, contextualize
+from assistant.retrieval.query import _run_specific_shape, analyze, contextualize
 
 
 def test_setup_details_do_not_count_as_evidence_terms():
@@ -67,3 +73,26 @@ def test_what_identifies_one_run_is_not_an_evidence_term():
     assert not any(t.count("/") >= 2 for t in focus)
     assert {"connectionerror", "huggingface.co", "port", "modelscope", "revision"} <= focus  # the words stay
     assert "0x7f9b6c1d2e90" in analyze(paste).lexical_tokens  # BM25 still sees the paste as written
+
+
+# The shapes a run-specific token has, as the regex that backtracked cubically on a long run of letters stated them:
+# the scans that replaced it must agree with it on every token.
+_RUN_SPECIFIC_REGEX = re.compile(
+    r"^(?:0x[0-9a-f]+|[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*\d[0-9a-f]*)$"
+    r"|=.*\d|/.*/|^\d+\.\d+\.\d+\.\d+"
+)
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(st.text(alphabet="0123456789abcdefxz=/._-:", min_size=1, max_size=16))
+def test_run_specific_shapes_agree_with_the_regex_they_replace(token: str) -> None:
+    assert _run_specific_shape(token) == bool(_RUN_SPECIFIC_REGEX.search(token))
+
+
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [("0x7f9b3c", True), ("a3f9c2e1", True), ("port=443", True), ("a/b/c", True), ("10.0.3.17", True),
+     ("deadbeef", False), ("12345678", False), ("enforce-eager", False), ("a=b", False), ("a/b", False)],
+)  # fmt: skip
+def test_run_specific_shapes(token: str, expected: bool) -> None:
+    assert _run_specific_shape(token) is expected

@@ -58,3 +58,4 @@ def test_streaming_ends_with_an_answer_or_rejects_as_input(corpus_assistant, tex
     except InputError:
         return
     assert isinstance(items[-1], Answer)
+
