@@ -70,7 +70,7 @@ class Settings(BaseSettings):
         "of a paste for retrieval; off: it gained on the fitting side and lost one question held out (eval/README.md).",
     )
     page_kind_prior: bool = Field(
-        False,
+        True,
         description="Order the docs sections among the ranks they hold by fused score × the prior of their page's kind "
         "(troubleshooting, design, integration...; `assistant/retrieval/page_kind.py`), as fitted in "
         "`page_kind_priors`; curated entries keep their rank.",
