@@ -18,6 +18,9 @@ PAGE_KIND_PRIORS = {
     "reference": 1.053, "feature": 1.005, "models": 0.995, "deployment": 0.981, "benchmarking": 0.948, "usage": 0.933,
     "contributing": 0.895, "design": 0.845, "integration": 0.841,
 }  # fmt: skip
+# How strongly the priors apply to a question in each language (prior ** strength; a language not named: 1.0),
+# chosen per language by the same fit's cross-validation on the fitting split (eval/kind_priors.md).
+PAGE_KIND_PRIOR_STRENGTH = {"en": 1.0, "zh": 0.75}
 
 
 class Settings(BaseSettings):
@@ -78,7 +81,7 @@ class Settings(BaseSettings):
         "of a paste for retrieval; off: it gained on the fitting side and lost one question held out (eval/README.md).",
     )
     page_kind_prior: bool = Field(
-        False,
+        True,
         description="Order the docs sections among the ranks they hold by fused score × the prior of their page's kind "
         "(troubleshooting, design, integration...; `assistant/retrieval/page_kind.py`), as fitted in "
         "`page_kind_priors`; curated entries keep their rank.",
@@ -87,6 +90,11 @@ class Settings(BaseSettings):
         default_factory=lambda: dict(PAGE_KIND_PRIORS),
         description="The prior of each page kind (a missing kind: 1.0), fitted on the fitting split by "
         "`eval/fit_kind_priors.py`.",
+    )
+    page_kind_prior_strength: dict[str, float] = Field(
+        default_factory=lambda: dict(PAGE_KIND_PRIOR_STRENGTH),
+        description="The exponent the priors are raised to for a question in each language (0: none; a language "
+        "not named: 1), chosen per language by `eval/fit_kind_priors.py`.",
     )
     max_question_chars: int = Field(20000, ge=100, description="Longer questions are rejected with a clear error.")
     max_history_turns: int = Field(
@@ -261,6 +269,14 @@ class Settings(BaseSettings):
                 raise ValueError(f"unknown page kind {kind!r}; choose from: {', '.join(KINDS)}")
             if not math.isfinite(prior) or prior <= 0:
                 raise ValueError(f"the prior of {kind!r} must be a positive number, got {prior!r}")
+        return v
+
+    @field_validator("page_kind_prior_strength")
+    @classmethod
+    def _check_strength(cls, v: dict[str, float]) -> dict[str, float]:
+        for lang, strength in v.items():
+            if not math.isfinite(strength) or strength < 0:
+                raise ValueError(f"the prior strength of {lang!r} must be a number >= 0, got {strength!r}")
         return v
 
     @field_validator("database_url")

@@ -29,7 +29,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.eval.dataset import ANSWERABLE, DEFAULT_SETS_DIR, Item, load_sets
-from assistant.eval.kind_priors import LAMBDAS, Candidates, cross_validated, figures, fit, label_keys
+from assistant.eval.kind_priors import (
+    LAMBDAS,
+    Candidates,
+    chosen_strength,
+    cross_validated,
+    figures,
+    fit,
+    label_keys,
+    strengths_by_language,
+)
 from assistant.eval.release_corpus import build_release_index, release_settings
 from assistant.eval.runner import DEFAULT_DOCS_DIR, build_index, eval_settings, release_items
 from assistant.eval.split import FOLDS, is_held_out
@@ -47,7 +56,8 @@ def collect(assistant: Assistant, items: Sequence[Item]) -> list[Candidates]:
     for item in items:
         query = retriever.embedded(analyze(item.query))
         groups = retriever.candidates(query, 10**6)
-        out.append(Candidates(item, tuple(tuple((h.chunk, h.score, page_kind(h.chunk)) for h in g) for g in groups)))
+        rows = tuple(tuple((h.chunk, h.score, page_kind(h.chunk)) for h in g) for g in groups)
+        out.append(Candidates(item, rows, query.lang))
     retriever.kind_priors = None
     return out
 
@@ -86,6 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     held = [c for c in every if is_held_out(c.item)]
     say(f"{len(fitting)} fitting, {len(held)} held-out labelled questions on vLLM {args.docs_release}'s corpus")
 
+    gate_fit: list[Candidates] = []
+    if args.also_gate:
+        gate = Assistant(eval_settings(Settings(answer_backend="extractive")))
+        build_index(gate, DEFAULT_DOCS_DIR, progress=say)
+        g = collect(gate, labelled(args.sets_dir, None))
+        gate_held, gate_fit = [c for c in g if is_held_out(c.item)], [c for c in g if not is_held_out(c.item)]
+
     lines = [f"## λ by {args.folds}-fold cross-validation on the fitting side ({len(fitting)} questions)", ""]
     lines += ["| λ | out-of-fold MRR@10 | hit@1 | hit@3 |", "|---:|---:|---:|---:|"]
     none = figures(fitting, {})
@@ -99,6 +116,27 @@ def main(argv: list[str] | None = None) -> int:
     best_oof, lam = max(table, key=lambda row: (round(row[0][0], 4), row[1]))  # ties: the stronger pull to 1
     chosen = fit(fitting, lam) if best_oof[0] > none[0] else {}
     lines += ["", f"Chosen: λ = {lam:g}" if chosen else "Chosen: no prior (no λ beats it out of fold)", ""]
+    strength: dict[str, float] = {}
+    if chosen:
+        corpora = [fitting, gate_fit] if gate_fit else [fitting]
+        table = strengths_by_language(fitting, corpora, lam, args.folds)
+        strength = {lang: chosen_strength(row) for lang, row in sorted(table.items())}
+        grid = sorted(next(iter(table.values())))
+        lines += [
+            f"## The strength per question language ({args.folds}-fold, λ = {lam:g})",
+            "",
+            "The priors are raised to a strength per language (prior ** s; 0 is none), chosen by the out-of-fold "
+            "MRR@10 of that language's fitting questions, the mean over "
+            + ("make run's corpus and the gate's" if gate_fit else "make run's corpus")
+            + " (a tie: the weaker strength).",
+            "",
+            "| language | questions | " + " | ".join(f"s = {x:g}" for x in grid) + " | chosen |",
+            "|---|---:|" + "---:|" * len(grid) + "---:|",
+        ]
+        for lang, row in sorted(table.items()):
+            n = sum(c.language == lang for c in fitting)
+            lines.append(f"| {lang} | {n} | " + " | ".join(f"{row[x]:.3f}" for x in grid) + f" | {strength[lang]:g} |")
+        lines.append("")
 
     appear = Counter(k for c in fitting for g in c.groups for _, _, k in g)
     answers = Counter(
@@ -127,13 +165,19 @@ def main(argv: list[str] | None = None) -> int:
                      f"{best_oof[0]:.3f} | {none[1]:.3f} → {best_oof[1]:.3f} | {none[2]:.3f} → {best_oof[2]:.3f} |")  # fmt: skip
     lines.append(_row(f"make run ({args.docs_release}), held out", len(held), figures(held, {}), figures(held, chosen)))
     if args.also_gate:
-        gate = Assistant(eval_settings(Settings(answer_backend="extractive")))
-        build_index(gate, DEFAULT_DOCS_DIR, progress=say)
-        g = collect(gate, labelled(args.sets_dir, None))
-        g_held, g_fit = [c for c in g if is_held_out(c.item)], [c for c in g if not is_held_out(c.item)]
-        lines.append(_row("gate corpus, fitting side", len(g_fit), figures(g_fit, {}), figures(g_fit, chosen)))
-        lines.append(_row("gate corpus, held out", len(g_held), figures(g_held, {}), figures(g_held, chosen)))
-    lines += ["", f"page_kind_priors = {chosen}"]
+        lines.append(_row("gate corpus, fitting side", len(gate_fit), figures(gate_fit, {}), figures(gate_fit, chosen)))
+        lines.append(_row("gate corpus, held out", len(gate_held), figures(gate_held, {}), figures(gate_held, chosen)))
+    if strength:
+        lines += ["", "With each language's strength (the rows above: strength 1 for every language):", ""]
+        lines += ["| questions | n | MRR@10 | hit@1 | hit@3 |", "|---|---:|---:|---:|---:|"]
+        rows = [(f"make run ({args.docs_release}), fitting side", fitting), (f"make run ({args.docs_release}), held out", held)]
+        if args.also_gate:
+            rows += [("gate corpus, fitting side", gate_fit), ("gate corpus, held out", gate_held)]
+        for name, cands in rows:
+            for lang in sorted(strength):
+                sub = [c for c in cands if c.language == lang]
+                lines.append(_row(f"{name}, {lang}", len(sub), figures(sub, {}), figures(sub, chosen, strength)))
+    lines += ["", f"page_kind_priors = {chosen}", f"page_kind_prior_strength = {strength}"]
     print("\n".join(lines))
     if args.write:
         head = ["# Page-kind priors", "", "`python eval/fit_kind_priors.py"

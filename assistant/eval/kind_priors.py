@@ -16,7 +16,7 @@ from assistant.eval.dataset import Item
 from assistant.eval.metrics import first_label_figures, label_key
 from assistant.eval.split import fold_of
 from assistant.models import Chunk
-from assistant.retrieval.page_kind import KINDS, NOT_PAGES, pages_reordered
+from assistant.retrieval.page_kind import KINDS, NOT_PAGES, pages_reordered, strengthened
 
 LAMBDAS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 # The candidates of a question the likelihood reads: its best 40 by fused score, where a prior can still move a
@@ -33,11 +33,20 @@ class Candidates:
 
     item: Item
     groups: tuple[tuple[tuple[Chunk, float, str], ...], ...]  # (chunk, fused score, page kind) per candidate
+    lang: str = ""  # the language the retriever read the question in (`analyze`); "": the item's
+
+    @property
+    def language(self) -> str:
+        return self.lang or self.item.lang
 
 
-def ranks(c: Candidates, priors: Mapping[str, float]) -> tuple[float, float, float]:
+def ranks(
+    c: Candidates, priors: Mapping[str, float], strengths: Mapping[str, float] | None = None
+) -> tuple[float, float, float]:
     """(reciprocal rank in the top 10, hit@1, hit@3) of `c`'s labels under `priors`, ordered as the retriever does:
-    each group in fused order, its docs sections reordered among their slots by score × prior."""
+    each group in fused order, its docs sections reordered among their slots by score × prior ** the strength of
+    the question's language (`strengths`; a language not named: 1)."""
+    priors = strengthened(priors, (strengths or {}).get(c.language, 1.0))
     order: list[Chunk] = []
     for group in c.groups:
         by_id = {chunk.id: chunk for chunk, _, _ in group}
@@ -46,11 +55,13 @@ def ranks(c: Candidates, priors: Mapping[str, float]) -> tuple[float, float, flo
     return first_label_figures(order[:40], c.item.relevant)
 
 
-def figures(cands: Sequence[Candidates], priors: Mapping[str, float]) -> tuple[float, float, float]:
+def figures(
+    cands: Sequence[Candidates], priors: Mapping[str, float], strengths: Mapping[str, float] | None = None
+) -> tuple[float, float, float]:
     """Mean MRR@10, hit@1, hit@3 over `cands`."""
     if not cands:
         return (math.nan,) * 3
-    rows = [ranks(c, priors) for c in cands]
+    rows = [ranks(c, priors, strengths) for c in cands]
     return tuple(sum(r[i] for r in rows) / len(rows) for i in range(3))
 
 
@@ -139,3 +150,33 @@ def cross_validated(cands: Sequence[Candidates], lam: float, folds: int) -> tupl
         priors = fit(train, lam)
         rows += [ranks(c, priors) for c in test]
     return tuple(sum(r[i] for r in rows) / len(rows) for i in range(3))
+
+
+STRENGTHS = (0.0, 0.25, 0.5, 0.75, 1.0)  # the exponents tried per language: 0 is no prior, 1 the fitted one
+
+
+def strengths_by_language(
+    fit_on: Sequence[Candidates], judged: Sequence[Sequence[Candidates]], lam: float, folds: int,
+    grid: Sequence[float] = STRENGTHS,
+) -> dict[str, dict[float, float]]:
+    """Out-of-fold MRR@10 per question language and strength: each fold's questions ranked under priors fitted on
+    `fit_on` without that fold, raised to each strength. `judged` are the corpora the questions are ranked on (the
+    same questions' fold decides, whatever the corpus), and a language's figure is the mean over the corpora that
+    have questions in it, as `eval/fit_fusion.py` weighs its two corpora."""
+    per_fold = {f: fit([c for c in fit_on if fold_of(c.item, folds) != f], lam) for f in range(folds)}
+    by: dict[str, dict[float, list[float]]] = {}
+    for corpus in judged:
+        rows: dict[str, dict[float, list[float]]] = {}
+        for c in corpus:
+            priors = per_fold[fold_of(c.item, folds)]
+            for s in grid:
+                rows.setdefault(c.language, {}).setdefault(s, []).append(ranks(c, strengthened(priors, s))[0])
+        for lang, table in rows.items():
+            for s, rr in table.items():
+                by.setdefault(lang, {}).setdefault(s, []).append(sum(rr) / len(rr))
+    return {lang: {s: sum(v) / len(v) for s, v in table.items()} for lang, table in by.items()}
+
+
+def chosen_strength(table: Mapping[float, float]) -> float:
+    """The strength with the best out-of-fold MRR@10 (to 4 places); on a tie the weaker one (nearer no prior)."""
+    return max(table, key=lambda s: (round(table[s], 4), -s))

@@ -100,3 +100,11 @@ def pages_reordered(
     for slot, i in zip(slots, pages):
         out[slot] = order[i]
     return out
+
+
+def strengthened(priors: Mapping[str, float], strength: float) -> dict[str, float]:
+    """`priors` raised to `strength`: how strongly they apply to a question in one language
+    (`Settings.page_kind_prior_strength`); 0 is no prior, 1 the priors as fitted."""
+    if strength == 0:
+        return {}
+    return dict(priors) if strength == 1 else {k: p**strength for k, p in priors.items()}

@@ -16,7 +16,7 @@ from assistant.index.use_vectors import UseMatrix, load_matrix, use_revision
 from assistant.models import Chunk, Hit, Query, RerankOutcome
 from assistant.retrieval.evidence import coverage, evidence, known_share
 from assistant.retrieval.fusion import channel_weights, ranked, relative_score_fusion
-from assistant.retrieval.page_kind import page_kind, pages_reordered
+from assistant.retrieval.page_kind import page_kind, pages_reordered, strengthened
 from assistant.retrieval.reranker import Reranker
 from assistant.retrieval.versions import docs_versions, keeps, wanted_version
 from assistant.settings import Settings
@@ -157,11 +157,14 @@ class Retriever:
             return dict(self.weights.get(lang, self.weights["en"]))
         return channel_weights(lang, with_use)
 
-    def _priors(self) -> dict[str, float]:
-        """The prior of each page kind the fused scores are multiplied by ({}: none)."""
+    def _priors(self, lang: str) -> dict[str, float]:
+        """The prior of each page kind the fused scores of a question in `lang` are multiplied by ({}: none)."""
         if self.kind_priors is not None:
             return self.kind_priors
-        return self.settings.page_kind_priors if self.settings.page_kind_prior else {}
+        if not self.settings.page_kind_prior:
+            return {}
+        strength = self.settings.page_kind_prior_strength.get(lang, 1.0)
+        return strengthened(self.settings.page_kind_priors, strength)
 
     def refresh(self) -> None:
         self._checked_at = 0.0
@@ -224,7 +227,7 @@ class Retriever:
         # The elsewhere sections fused above the k-th applicable one (the rest would never be shown).
         shown = len(elsewhere) if len(applicable) < k else sum(p < applicable[k - 1][0] for p, _ in elsewhere)
         groups = [[cid for _, cid in applicable], [cid for _, cid in elsewhere]]
-        priors = self._priors()
+        priors = self._priors(query.lang)
         if priors:  # which kind of page answers, learned (eval/fit_kind_priors.py): pages reordered among pages only
             kinds = {cid: page_kind(lexical.by_id[cid]) for group in groups for cid in group}
             groups = [pages_reordered(group, fused, kinds, priors) for group in groups]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 HISTORY = Path(__file__).with_name("floors.csv")
 BOUNDS = ("min", "max", "retired")
+_ROUNDING = 1e-9  # far below one question in any set (1/500)
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,12 @@ class Floor:
         return self.value < other.value if self.bound == "min" else self.value > other.value
 
     def holds(self, measured: float) -> bool:
+        """A measurement is a ratio of question counts: 17/20 - 18/20 is -0.05, though in floating point it is
+        -0.05000000000000004, so a value within rounding error of the floor is on it."""
         assert self.value is not None
-        return measured >= self.value if self.bound == "min" else measured <= self.value
+        if self.bound == "min":
+            return measured >= self.value - _ROUNDING
+        return measured <= self.value + _ROUNDING
 
 
 def history(path: Path = HISTORY) -> list[Floor]:

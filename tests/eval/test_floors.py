@@ -142,3 +142,10 @@ def test_a_tighter_floor_needs_no_reason_and_the_last_row_wins(tmp_path):
     assert {n: f.value for n, f in floors.latest(path).items()} == {"a": 0.8}
     assert floors.latest(path)["a"].holds(0.8) and not floors.latest(path)["a"].holds(0.79)
     assert Floor("b", "max", 0.1, "", "", "").holds(0.1) and not Floor("b", "max", 0.1, "", "", "").holds(0.11)
+
+
+def test_a_gap_of_question_counts_exactly_on_the_floor_holds_despite_floating_point():
+    floor = Floor("zh_minus_en_hit_at_3", "min", -0.05, "2026-12-02", "", "x")
+    assert 17 / 20 - 18 / 20 < -0.05 and floor.holds(17 / 20 - 18 / 20)  # one pair behind: on the floor
+    assert not floor.holds(16 / 20 - 18 / 20)
+    assert Floor("f", "max", 0.1, "2026-12-02", "", "x").holds(0.1 + 1e-12)

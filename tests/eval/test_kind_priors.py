@@ -6,7 +6,18 @@ import math
 import pytest
 
 from assistant.eval.dataset import Item
-from assistant.eval.kind_priors import Candidates, cross_validated, figures, fit, ranks
+from dataclasses import replace
+
+from assistant.eval.kind_priors import (
+    STRENGTHS,
+    Candidates,
+    chosen_strength,
+    cross_validated,
+    figures,
+    fit,
+    ranks,
+    strengths_by_language,
+)
 from assistant.models import Chunk
 
 
@@ -84,3 +95,16 @@ def test_questions_answered_by_an_entry_say_nothing_about_the_pages():
     # Pages never move past an entry, so a question whose answer is its entry gives the likelihood nothing to fit.
     rows = [("p1", 1.0, "design"), ("entry", 0.9, "entry"), ("guide", 0.3, "troubleshooting")]
     assert fit([_question(i, rows, f"{i}-entry") for i in range(30)], lam=1.0) == {}
+
+
+def test_a_language_the_priors_hurt_out_of_fold_gets_strength_zero_and_one_they_help_keeps_them():
+    # English questions: troubleshooting answers just below a design note (the priors lift it). Chinese ones, fewer:
+    # the design note answers and a troubleshooting section scores just below it, so the same priors push it down.
+    english = _design_above_troubleshooting(40)
+    rows = [("fix", 1.0, "design"), ("other", 0.95, "troubleshooting"), ("f1", 0.5, "feature")]
+    chinese = [replace(_question(100 + i, rows, f"{100 + i}-fix"), lang="zh") for i in range(15)]
+    table = strengths_by_language(english + chinese, [english + chinese], lam=1.0, folds=5)
+    assert set(table) == {"en", "zh"} and set(table["zh"]) == set(STRENGTHS)
+    assert chosen_strength(table["en"]) > 0 and table["en"][1.0] == 1.0 > table["en"][0.0]
+    assert chosen_strength(table["zh"]) == 0.0 and table["zh"][0.0] == 1.0  # no prior: every answer first
+    assert chosen_strength({0.0: 0.5, 0.5: 0.5, 1.0: 0.4}) == 0.0  # a tie: the weaker strength

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from assistant.models import Chunk
-from assistant.retrieval.page_kind import KINDS, docs_path, page_kind, pages_reordered
+from assistant.retrieval.page_kind import KINDS, docs_path, page_kind, pages_reordered, strengthened
 from assistant.settings import Settings
 
 
@@ -107,3 +107,12 @@ def test_settings_refuse_a_kind_the_rule_never_gives_and_a_prior_that_is_not_pos
         Settings(page_kind_priors={"design": 0.0})
     with pytest.raises(ValidationError, match="must be a positive number"):
         Settings(page_kind_priors={"design": float("inf")})
+
+
+def test_a_strength_raises_every_prior_to_it_and_zero_means_none():
+    priors = {"design": 0.5, "troubleshooting": 2.0}
+    assert strengthened(priors, 1.0) == priors
+    assert strengthened(priors, 0.0) == {}
+    assert strengthened(priors, 0.5) == pytest.approx({"design": 0.5**0.5, "troubleshooting": 2.0**0.5})
+    with pytest.raises(ValidationError, match="must be a number >= 0"):
+        Settings(page_kind_prior_strength={"zh": -1.0})

@@ -109,3 +109,16 @@ def test_a_hits_score_stays_its_fused_score_whatever_the_prior(two_folders, embe
     after = weighted.retrieve(QUESTION)[1]
     assert [h.chunk.source.split("#")[0] for h in after[:2]] == [DESIGN, TROUBLE]  # reordered by the prior
     assert {h.chunk.id: h.score for h in after} == pytest.approx(before)  # the scores are the channels' own
+
+
+def test_a_languages_strength_scales_the_prior_and_zero_turns_it_off(two_folders, embedder):
+    # The troubleshooting page leads without a prior; a prior for design lifts that, unless English's strength is 0.
+    _, index = two_folders
+    plain = _order(index, embedder, page_kind_prior=False)
+    priors = {"design": 2.0, "troubleshooting": 0.5}
+    lifted = _order(index, embedder, page_kind_prior=True, page_kind_priors=priors)
+    assert lifted[:2] == [DESIGN, TROUBLE] != plain[:2]
+    off = _order(index, embedder, page_kind_prior=True, page_kind_priors=priors, page_kind_prior_strength={"en": 0.0})
+    assert off == plain
+    other = _order(index, embedder, page_kind_prior=True, page_kind_priors=priors, page_kind_prior_strength={"zh": 0.0})
+    assert other == lifted  # another language's strength leaves an English question alone
