@@ -124,9 +124,11 @@ def test_the_channel_ranks_a_chinese_questions_section_above_where_minilm_and_bm
     from assistant.service import Assistant
 
     index = docs_assistant.settings.index_dir
-    on = Assistant(make_settings(index, use_channel=True), embedder=embedder)
+    # The channel alone is judged: the page-kind prior (on by default) may put another page that answers above the
+    # labelled one (the FAQ's "Can the output of a prompt vary across runs?" for the third question).
+    on = Assistant(make_settings(index, use_channel=True, page_kind_prior=False), embedder=embedder)
     assert on.missing_use_vectors() == []  # stored at ingest (the channel is on by default)
-    off = Assistant(make_settings(index, use_channel=False), embedder=embedder)
+    off = Assistant(make_settings(index, use_channel=False, page_kind_prior=False), embedder=embedder)
 
     def ranks(a) -> tuple[int, int]:
         """(rank among all hits, rank among the docs sections), 99 when not in the first ten."""
