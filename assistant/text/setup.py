@@ -526,10 +526,13 @@ _OTHER_SOFTWARE = {
     "LlamaIndex": r"llama[-_ ]?index",
 }
 _OTHER = {name: re.compile(rf"(?<![\w.-])(?:{p})(?![\w-])", re.IGNORECASE) for name, p in _OTHER_SOFTWARE.items()}
-# "from Ollama", "instead of TGI", "than sglang", "what TGI gave us", "从 ollama 迁移", "和 sglang 相比": a comparison.
-# Missing a comparison only leaves the question to the usual evidence; taking one for the subject would decline it.
+# "switched from Ollama", "instead of TGI", "than sglang", "what TGI gave us", "从 ollama 迁移", "和 sglang 相比": a
+# comparison. "from" alone is where something comes from ("an empty response from Ollama", "the error from LocalAI"):
+# it compares only after a verb of moving away (switch, migrate, move, port, convert, upgrade). Missing a
+# comparison only leaves the question to the usual evidence; taking one for the subject would decline it.
 _COMPARED = re.compile(
-    r"(?:\bfrom|\binstead of|\bthan|\bvs\.?|\bversus|\bcompared (?:to|with)|\blike|\bwhat|\bunlike|"
+    r"(?:\b(?:switch|migrat|mov|port|convert|upgrad|transition)\w*\s+(?:over\s+)?from|\binstead of|\bthan|"
+    r"\bvs\.?|\bversus|\bcompared (?:to|with)|\blike|\bwhat|\bunlike|"
     r"从|和|跟|比|换成|替代|之前用|以前用)\s*$",
     re.IGNORECASE,
 )
@@ -566,7 +569,7 @@ def _other_software(text: str) -> str | None:
         return None
     for name, pattern in _OTHER.items():
         for m in pattern.finditer(text):
-            if not _COMPARED.search(text[max(0, m.start() - 20) : m.start()]):
+            if not _COMPARED.search(text[max(0, m.start() - 30) : m.start()]):
                 return name
     return None
 
@@ -605,7 +608,7 @@ def _run_under(text: str) -> str | None:
         if name in _ENGINES:
             continue
         for m in pattern.finditer(text):
-            if not _COMPARED.search(text[max(0, m.start() - 20) : m.start()]):
+            if not _COMPARED.search(text[max(0, m.start() - 30) : m.start()]):
                 return name
     return None
 

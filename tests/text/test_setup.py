@@ -138,6 +138,9 @@ def test_the_user_can_say_vllm_is_not_involved(text, uses):
         ("TGI won't start on our V100s: shard-manager exited", "Text Generation Inference"),
         ("sglang launch_server fails, and vllm serve works on the same box", None),  # vLLM is in it
         ("we switched from Ollama and now get 400s on tool calls", None),  # where they came from, not what they run
+        ("migrated over from LocalAI last week, streaming stopped working", None),
+        ("tool calls always come back with empty content from Ollama", "Ollama"),  # where the reply comes from
+        ("the error from LocalAI says the backend is not reachable", "LocalAI"),
         ("throughput is half of what TGI gave us on the same model", None),
         ("DeepSpeedFP quantization fails to load the checkpoint", None),  # a vLLM quantization method
         ("CUDA error: an illegal memory access was encountered", None),
