@@ -58,7 +58,10 @@ def test_stdin_and_batch(built_index, tmp_path):
     index, _ = built_index
     proc = run("ask", "-", "--json", stdin="CUDA error: an illegal memory access was encountered\n", index_dir=index)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["hits"][0]["id"] == "deepseek-v4-dspark-cudagraph-illegal-memory-access"
+    # The line read from stdin reaches the curated entries that quote it (several do: which leads is the ranker's)
+    top = json.loads(proc.stdout)["hits"][0]["id"]
+    quoting = {p.stem for p in (REPO_ROOT / "corpus" / "entries").glob("*.yaml") if "illegal memory access" in p.read_text()}
+    assert top in quoting, top
 
     batch = tmp_path / "q.jsonl"
     batch.write_text(
