@@ -92,6 +92,9 @@ def in_process() -> Callable[[str], dict]:
     from assistant.settings import Settings
 
     assistant = Assistant(Settings())
+    # As `make run`'s start does: entries added or changed since the index was built are embedded first, so the
+    # answers are from today's corpus (without this, a batch scored "after" new entries never saw them).
+    assistant.ensure_index(progress=lambda m: print(m, file=sys.stderr))
     assistant.require_complete_index()
     assistant.warm_up()
     return lambda question: answer_json(assistant.ask(question))
