@@ -51,3 +51,57 @@ def test_problem_scope_of_a_paste_is_its_title_errors_and_questions_not_its_fram
     scope = problem_scope(paste)
     assert "engine dies after warmup" in scope and "illegal memory access" in scope and "workaround?" in scope
     assert "worker_3" not in scope and "--enable-prefix-caching" not in scope
+
+
+from assistant.text.problem import defect_without_evidence, only_title, setting_names, tried_already  # noqa: E402
+
+ENVIRONMENT = (
+    "PyTorch version              : 2.9.1+cu128\nPython version               : 3.12.3\n"
+    "GPU models and configuration : GPU 0: NVIDIA H100 80GB HBM3\nvLLM Version                 : 0.30.0"
+)
+
+
+def test_a_report_that_is_only_a_title_over_an_environment_states_a_defect_without_evidence():
+    report = f"[Bug]: prefix caching returns stale logits after a LoRA adapter is swapped\n\n{ENVIRONMENT}"
+    assert only_title(report) == "[Bug]: prefix caching returns stale logits after a LoRA adapter is swapped"
+    assert defect_without_evidence(report)
+    fenced = f"[Bug]: speculative decoding is slower than plain decoding when the batch grows\n\n```text\n{ENVIRONMENT}\n```"
+    assert defect_without_evidence(fenced)  # the fence is not evidence either
+
+
+def test_a_title_that_asks_or_quotes_an_error_or_a_report_with_more_is_not_a_defect_without_evidence():
+    asks = [
+        "[Bug]: how do I keep prefix caching on after a LoRA swap",
+        "[Usage]: prefix caching with LoRA adapters",  # a usage question, filed as one
+        "[Bug]: prefix caching after a LoRA swap, expected?",
+        "Why does prefix caching return stale logits after a LoRA swap",
+        "[Bug]: 切换 LoRA 之后前缀缓存如何刷新",
+    ]
+    for title in asks:
+        assert not defect_without_evidence(f"{title}\n\n{ENVIRONMENT}"), title
+    error = "[Bug]: RuntimeError: CUDA error: an illegal memory access was encountered"
+    assert not defect_without_evidence(f"{error}\n\n{ENVIRONMENT}")  # the title is the error line itself
+    more = f"[Bug]: prefix caching returns stale logits\n\n{ENVIRONMENT}\nValueError: block 12 was freed twice"
+    assert only_title(more) is None and not defect_without_evidence(more)
+    said = f"[Bug]: prefix caching returns stale logits\n\nIt happens after the second adapter is loaded.\n{ENVIRONMENT}"
+    assert not defect_without_evidence(said)
+    assert not defect_without_evidence("[Bug]: prefix caching returns stale logits\n\nvLLM Version : 0.30.0")
+
+
+def test_setting_names_are_the_flags_and_env_vars_as_vllms_parser_spells_them():
+    assert setting_names("set VLLM_WORKER_MULTIPROC_METHOD=spawn and pass --max_model_len 4096") == {
+        "VLLM_WORKER_MULTIPROC_METHOD",
+        "--max-model-len",
+    }
+
+
+def test_a_source_that_recommends_what_the_user_says_had_no_effect_is_tried_already():
+    source = "Set `VLLM_WORKER_MULTIPROC_METHOD=spawn` before the engine starts."
+    tried = "I export VLLM_WORKER_MULTIPROC_METHOD=spawn in the shell, but it has no effect: the workers still fork."
+    assert tried_already(source, tried)
+    assert tried_already(source, "VLLM_WORKER_MULTIPROC_METHOD=spawn 设置了也无效")
+    assert not tried_already(source, "I export VLLM_WORKER_MULTIPROC_METHOD=spawn and the workers fork.")  # no "no effect"
+    assert not tried_already(source, "The workers fork although I asked for threads.")  # the setting is not theirs
+    both = source + " Or pass `--distributed-executor-backend mp`."
+    assert not tried_already(both, tried)  # the source also recommends something they have not tried
+    assert not tried_already("Restart the server.", tried)  # a source that names no setting

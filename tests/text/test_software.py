@@ -245,3 +245,54 @@ def test_a_rust_programs_log_targets_name_its_crate():
     # the message names vLLM ("works fine on vllm"), but what runs is the Rust program
     setup = extract_setup(f"FP8 KV cache fails on my 3090. This works fine on vllm.\n```\n{log}\n```")
     assert setup.other_software == "mistral.rs"
+
+
+def test_vllm_as_another_products_backend_is_that_product_running_it():
+    relayed = "Xinference with the vLLM backend truncates every answer at 512 tokens although max_tokens is unset."
+    assert extract_setup(relayed).driver == "Xinference"
+    chinese = "用 LocalAI 调用，以 vllm 作为后端时流式输出为空"
+    assert extract_setup(chinese).driver == "LocalAI"
+    plain = "Xinference and vLLM both truncate every answer at 512 tokens."  # no backend relation said
+    assert extract_setup(plain).driver is None
+    engine = "Does Ollama have a vLLM backend? Answers are cut at 512 tokens."  # an engine of its own never runs vLLM
+    assert extract_setup(engine).driver is None
+
+
+def test_a_question_asked_about_another_product_is_about_that_product():
+    asked = "vllm==0.6.3 and verl==0.4.1 here. The rollout fails with bfloat16. How do I change the dtype in verl's config?"
+    setup = extract_setup(asked)
+    assert setup.driver == "verl" and setup.other_software is None
+    engine = "The model answers in English only. Is there a way to set the system prompt in kobold.cpp?"
+    assert extract_setup(engine).other_software == "koboldcpp"
+    own = "verl starts vllm==0.6.3 for the rollout. How do I change the dtype in vLLM?"  # the question names vLLM
+    assert extract_setup(own).driver is None
+    compared = "Rollouts are slow. Is vLLM faster than SGLang?"
+    assert extract_setup(compared).other_software is None
+
+
+def test_a_product_named_beside_chinese_characters_is_named():
+    text = "我用gpustack部署的模型启动时报错：Bfloat16 is only supported on GPUs with compute capability of at least 8.0"
+    assert extract_setup(text).other_software == "GPUStack"
+
+
+def test_another_products_name_that_contains_vllm_is_not_vllm():
+    text = "vllm-mlx serve mlx-community/Qwen3-4B-4bit --port 8000 --api-key k fails: unrecognized arguments: --api-key"
+    assert extract_setup(text).other_software == "MLX"
+    both = "Does vllm serve support --api-key? The vllm-mlx project lacks it."  # vLLM named on its own
+    assert extract_setup(both).other_software is None
+
+
+def test_a_notebooks_traceback_frames_are_read_and_a_package_without_vllm_is_what_runs():
+    trace = (
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0.\n"
+        "/usr/local/lib/python3.10/dist-packages/speechkit/engine.py in __init__(self, model_name, dtype)\n"
+    )
+    assert frame_packages(trace) == ["speechkit"]
+    assert code_without_vllm(trace) == "speechkit" and extract_setup(trace).runs_other == "speechkit"
+    runtime = trace.replace("speechkit/engine.py", "torch/cuda/__init__.py")
+    assert code_without_vllm(runtime) is None  # vLLM's own run may show only the frames of what it runs on
+
+
+def test_a_command_line_that_picks_vllm_as_docker_model_runners_backend():
+    text = "$ docker model reinstall-runner --backend vllm --gpu cuda\nThe runner starts but the model runs on the CPU."
+    assert extract_setup(text).driver == "Docker Model Runner"
