@@ -16,8 +16,7 @@ thresholds are chosen on those out-of-fold probabilities. A question's (`min_con
 abstention recall among cuts that keep false abstentions on answerable questions at or under 5 %. A pasted
 report or log (`min_confidence_paste`; its main error is an answer from a section without the fix, i.e.
 neither a labelled source nor a text with every key fact) gets the cut of least expected cost, a wrong
-answer costing 1 and an abstention on an answerable paste 0.5 (`assistant/eval/calibration.py`); with fewer than
-20 negative pastes on the fitting side, the pastes' bar is pooled: the question rule over every fitting message. The final model is then fitted on the whole fitting side. Prints
+answer costing 1 and an abstention on an answerable paste 0.5 (`assistant/eval/calibration.py`). The final model is then fitted on the whole fitting side. Prints
 WEIGHTS, BIAS and the thresholds to put in `evidence.py` and `settings.py`, the out-of-fold and held-out
 metrics; `--write` also writes `eval/calibration.md` with the list of the queries the fit used.
 """

@@ -28,8 +28,6 @@ from assistant.answer.text import (
     OTHER_SOFTWARE,
     READ,
     RUNS_OTHER,
-    TITLE_ONLY,
-    TRIED,
 )
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
@@ -39,7 +37,7 @@ from assistant.release.knowledge import Findings
 from assistant.retrieval.versions import same_minor
 from assistant.text.commands import canonical_flag
 from assistant.text.injection import find_instructions
-from assistant.text.problem import defect_without_evidence, problem_names, tried_already
+from assistant.text.problem import problem_names
 from assistant.text.setup import UserSetup, extract_setup
 
 _MAX_SEE_ALSO = 2
@@ -443,8 +441,6 @@ def compose(
     hits = ruled_out_last(hits, setup, query.text)  # what the answer shows as its hits; `p` saw the ranking
     if setup.driver:  # another framework builds vLLM's engine for the user: its option is the fix, not vLLM's
         return abstain(query, hits, p, setup, DRIVEN[query.lang].format(name=setup.driver))
-    if defect_without_evidence(query.text):  # a title stating a defect, and nothing else to tell which one it is
-        return abstain(query, hits, p, setup, TITLE_ONLY[query.lang])
     asked = problem_names(query.text)
     if p.primary is None and not _answers(findings, asked):
         return abstain(query, hits, p, setup)
@@ -457,8 +453,6 @@ def compose(
     if primary is None:  # the release's code facts answer alone
         lines = _code(findings, lang, citations)
         lead = "\n".join(lines)
-        if tried_already(lead, query.text):  # they describe only the settings the user says have no effect
-            return abstain(query, hits, p, setup, TRIED[lang])
         lines += _see_also(p.related, query, lang, citations)
         return Answer(
             body="\n".join(lines),
@@ -484,8 +478,6 @@ def compose(
         retrieved = {c.id for c in parts}
         parts += [c for c in (neighbours(primary.chunk) if neighbours else ()) if c.id not in retrieved]
         lines = _doc_body(primary, parts, query, lang, citations, scorer, setup.vllm_version)
-    if tried_already("\n".join(lines), query.text):  # the source recommends what the user says did not take effect
-        return abstain(query, hits, p, setup, TRIED[lang])
     stated = findings.stated if findings else None
     fixed = fixed_in_line(primary.chunk.entry.fixed_in if primary.chunk.kind == "entry" else None, stated, lang)
     checked = checked_lines("\n".join(lines), release_check, lang)

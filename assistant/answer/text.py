@@ -166,34 +166,6 @@ DRIVEN = {
     ),
 }
 
-# A report that is only a title stating a defect, over an environment report (`problem.defect_without_evidence`).
-TITLE_ONLY = {
-    "en": (
-        "Your report states the problem in its title only, with no error message, log or steps to reproduce, so I "
-        "cannot tell whether it is a known problem, nor which: I will not guess at a fix. Please add the full error "
-        "and the log around it, the command or code you ran, and what you expected instead."
-    ),
-    "zh": (
-        "你的报告只在标题里描述了问题，没有错误信息、日志或复现步骤，我无法判断它是否是已知问题、是哪一个，"
-        "因此不会猜测解决方法。请补充完整的报错及其前后的日志、你运行的命令或代码，以及你期望的结果。"
-    ),
-}
-
-# The source that would answer recommends only the settings the user says did not take effect
-# (`problem.tried_already`).
-TRIED = {
-    "en": (
-        "What my sources recommend for this is the setting you already use and say has no effect, so repeating it "
-        "would not help; none of them states why it is ignored in your case, so I will not guess at a fix. This "
-        "may be an open bug: please add the full log of the run and the exact command or code."
-    ),
-    "zh": (
-        "我的资料针对此问题给出的建议，正是你已经在用、并且说明没有生效的设置，重复它没有帮助；"
-        "它们都没有说明在你的情况下为什么不生效，因此我不会猜测解决方法。这可能是一个未解决的 bug："
-        "请补充这次运行的完整日志以及确切的命令或代码。"
-    ),
-}
-
 CLOSEST = {
     "en": "Closest matches (none of them states a fix for this; not confident enough to answer from)",
     "zh": "最接近的条目（都没有给出这个问题的解决方法；置信度不足，仅供参考）",

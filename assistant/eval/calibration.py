@@ -33,9 +33,6 @@ MAX_FALSE_ABSTENTION = 0.05
 # lists the closest sections) is far better than a confident wrong fix. Set from that rule, not fitted; at the last
 # refit the pastes' cut was the same (0.537) for any value from 0.35 to 1 (at 0.25 it abstains on every paste).
 ABSTAIN_COST = 0.5
-# The fewest negative pastes a paste bar of its own is chosen on; with fewer, pastes share a bar pooled over every
-# message (see the module's docstring). Set from the rule, not fitted: a negative is then at most 5 % of its term.
-MIN_BAR_NEGATIVES = 20
 
 
 @dataclass(frozen=True)
@@ -167,21 +164,6 @@ def choose_paste_threshold(probs: dict[str, tuple[float, ...]], samples: list[Sa
     return rates(probs, samples, (tied[0].threshold + tied[-1].threshold) / 2)
 
 
-def choose_paste_bar(
-    probs: dict[str, tuple[float, ...]], pasted: list[Sample], fitting: list[Sample]
-) -> tuple[Rates, str]:
-    """The pastes' bar and the rule that chose it: least cost on the pastes when they hold at least
-    MIN_BAR_NEGATIVES negatives, else the question rule over every fitting message (pastes and questions pooled)."""
-    negatives = sum(not s.answerable for s in pasted)
-    if negatives >= MIN_BAR_NEGATIVES:
-        return choose_paste_threshold(probs, pasted), "least expected cost on the pastes"
-    pooled = choose_threshold(probs, fitting)
-    return (
-        rates(probs, pasted, pooled.threshold),
-        f"pooled: {negatives} negative pastes < {MIN_BAR_NEGATIVES}, so the question rule over every message",
-    )
-
-
 @dataclass(frozen=True)
 class Calibration:
     weights: list[float]
@@ -207,7 +189,7 @@ def report(
     asked = [s for s in fitting if not is_paste(s.item.query)]
     pasted = [s for s in fitting if is_paste(s.item.query)]
     questions = choose_threshold(probs, asked or fitting)
-    pastes, paste_rule = choose_paste_bar(probs, pasted, fitting) if pasted else (questions, "no pastes: one bar")
+    pastes = choose_paste_threshold(probs, pasted) if pasted else questions  # no pastes to learn from: one bar
     weights, bias = fit(fitting) if model is None else model
     final = {s.item.id: hit_probs(weights, bias, s) for s in held}
     bars = (questions.threshold, pastes.threshold)
@@ -239,8 +221,8 @@ def report(
         (
             f"Thresholds (chosen on {how}): min_confidence = {questions.threshold:.3f} "
             f"(questions: best abstention recall with false abstentions ≤ {MAX_FALSE_ABSTENTION}); "
-            f"min_confidence_paste = {pastes.threshold:.3f} (messages over {PASTE_CHARS} characters; {paste_rule}; "
-            f"least expected cost: a wrong answer 1, an abstention on an answerable paste {ABSTAIN_COST})"
+            f"min_confidence_paste = {pastes.threshold:.3f} (messages over {PASTE_CHARS} characters: least expected cost, "
+            f"a wrong answer 1, an abstention on an answerable paste {ABSTAIN_COST})"
         ),
         "",
         (

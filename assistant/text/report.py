@@ -121,16 +121,6 @@ def _is_environment_line(stripped: str) -> bool:
     return bool(_ENV_LINE.match(stripped)) and not _NOT_ENV_LINE.match(stripped)
 
 
-def is_environment_line(line: str) -> bool:
-    """Whether a line has the shape of an environment report's (`PyTorch version : 2.9`, `[pip3] torch==2.9`)."""
-    return _is_environment_line(line.lstrip())
-
-
-def is_template_line(line: str) -> bool:
-    """Whether a line is the issue template's own (a heading it asks for, a checklist item, a comment)."""
-    return bool(_TEMPLATE_LINE.match(line.lstrip()))
-
-
 def problem_text(text: str) -> str:
     """`text` without environment reports and template chrome; `text` itself if nothing would be left."""
     out = _drop_unfenced_environment(_drop_fences(_drop_details(text)))

@@ -17,7 +17,6 @@ from assistant.models import Signals
 from assistant.release.version import detect_version
 from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
-from assistant.text.problem import problem_part
 from assistant.text.signals import extract_signals
 from assistant.text.software import (
     code_without_vllm,
@@ -26,7 +25,6 @@ from assistant.text.software import (
     imported,
     log_crates,
     programs,
-    lines_choosing_vllm,
     programs_choosing_vllm,
     runs_vllm,
     title_subject,
@@ -499,12 +497,9 @@ _OTHER_SOFTWARE = {
     "ScaleLLM": r"scalellm",
     "KTransformers": r"ktransformers",
     "Aphrodite": r"aphrodite(?:-engine)?",
-    "koboldcpp": r"koboldcpp|kobold\.cpp|koboldai",
+    "koboldcpp": r"koboldcpp",
     "GPT4All": r"gpt4all",
     "Candle": r"huggingface/candle|candle-(?:core|nn|transformers)",
-    # Apple's MLX: its own engine and servers (`mlx_lm.server`, `mlx_vlm.server`, the `vllm-mlx` project), and the
-    # `mlx-community` organisation its converted weights are published under
-    "MLX": r"mlx[-_](?:lm|vlm)(?:\.server)?|vllm-mlx|mlx-community",
     # serving frameworks that start vLLM's engine in their own processes
     "Xinference": r"xinference",
     "Ray Serve": r"ray[ .]serve",
@@ -512,17 +507,12 @@ _OTHER_SOFTWARE = {
     "BentoML": r"bentoml|openllm",
     "KServe": r"kserve",
     "Triton Inference Server": r"tritonserver|triton inference server",
-    "GPUStack": r"gpustack",
-    # Docker's own model runner, which has a vLLM backend (`docker model run`, `docker model reinstall-runner`)
-    "Docker Model Runner": r"docker model|docker/model-runner",
     # fine-tuning and RL frameworks with a vLLM backend
     "LLaMA-Factory": r"llama[-_ ]?factory|llamafactory(?:-cli)?",
     "Unsloth": r"unsloth",
     "Axolotl": r"axolotl",
     "OpenRLHF": r"openrlhf",
     "verl": r"verl",
-    # Hugging Face's TRL: its GRPO and online-DPO trainers start vLLM (`use_vllm=True`, `trl vllm-serve`)
-    "TRL": r"trl|GRPOTrainer|GRPOConfig|OnlineDPOTrainer",
     # apps, gateways and client libraries that call a vLLM server
     "Open WebUI": r"open[-_ ]?webui",
     "LiteLLM": r"litellm",
@@ -534,14 +524,8 @@ _OTHER_SOFTWARE = {
     "SillyTavern": r"sillytavern",
     "LangChain": r"langchain(?:[-_]\w+)?",
     "LlamaIndex": r"llama[-_ ]?index",
-    # OpenAI's own chat product and its API's clients ("ChatGPT error 400: …")
-    "ChatGPT": r"chatgpt",
 }
-# ASCII boundaries, as for `_VLLM`: "我部署的gpustack版本" names GPUStack (a CJK character is a word character to `\w`).
-_OTHER = {
-    name: re.compile(rf"(?<![A-Za-z0-9_.-])(?:{p})(?![A-Za-z0-9_-])", re.IGNORECASE)
-    for name, p in _OTHER_SOFTWARE.items()
-}
+_OTHER = {name: re.compile(rf"(?<![\w.-])(?:{p})(?![\w-])", re.IGNORECASE) for name, p in _OTHER_SOFTWARE.items()}
 # "switched from Ollama", "instead of TGI", "than sglang", "what TGI gave us", "从 ollama 迁移", "和 sglang 相比": a
 # comparison. "from" alone is where something comes from ("an empty response from Ollama", "the error from LocalAI"):
 # it compares only after a verb of moving away (switch, migrate, move, port, convert, upgrade). Missing a
@@ -565,13 +549,6 @@ def _filed_about(text: str) -> list[str]:
     return [title, *products]
 
 
-def _names_vllm(text: str) -> bool:
-    """Whether the message names vLLM itself: a mention of it that is not part of another product's name
-    (`vllm-mlx`, an MLX engine of its own, is not vLLM)."""
-    others = [m.span() for pattern in _OTHER.values() for m in pattern.finditer(text)]
-    return any(not any(a <= m.start() < b for a, b in others) for m in _VLLM.finditer(text))
-
-
 def _other_software(text: str) -> str | None:
     """The other engine a message is about ("Ollama"), or None.
 
@@ -581,7 +558,7 @@ def _other_software(text: str) -> str | None:
     pastes runs vLLM: "SGLang and vLLM support this" under a `llama-server …` command is a
     llama.cpp question, and a "GET /v1//models 404" in vLLM's log under Open WebUI's template is Open WebUI's.
     """
-    if _names_vllm(text):
+    if _VLLM.search(text):
         if runs_vllm(text):
             return None
         ran = programs(text) + frame_packages(text) + log_crates(text)
@@ -599,15 +576,10 @@ def _other_software(text: str) -> str | None:
 
 def _chosen_by(text: str) -> str | None:
     """The other software whose command line picks vLLM as its engine (`llamafactory-cli api … --infer_backend
-    vllm` is LLaMA-Factory running vLLM for the user; `docker model reinstall-runner --backend vllm` is Docker Model
-    Runner), or None: read from the program, or from the line's own words before the option."""
+    vllm` is LLaMA-Factory running vLLM for the user), or None."""
     for program in programs_choosing_vllm(text):
         for name, pattern in _OTHER.items():
             if pattern.search(program):
-                return name
-    for line in lines_choosing_vllm(text):
-        for name, pattern in _OTHER.items():
-            if name not in _ENGINES and pattern.search(line):
                 return name
     return None
 
@@ -616,7 +588,7 @@ def _chosen_by(text: str) -> str | None:
 # traceback with vLLM's frames in a message that names one is vLLM's (or a comparison), not theirs.
 _ENGINES = frozenset((
     "Ollama", "llama.cpp", "Text Generation Inference", "SGLang", "TensorRT-LLM", "LMDeploy", "ComfyUI", "LM Studio",
-    "LightLLM", "MLC LLM", "mistral.rs", "ScaleLLM", "KTransformers", "Aphrodite", "koboldcpp", "GPT4All", "Candle", "MLX",
+    "LightLLM", "MLC LLM", "mistral.rs", "ScaleLLM", "KTransformers", "Aphrodite", "koboldcpp", "GPT4All", "Candle",
 ))  # fmt: skip
 
 
@@ -641,60 +613,13 @@ def _run_under(text: str) -> str | None:
     return None
 
 
-# vLLM spoken of as another program's backend: "Xinference with vLLM backend", "a request to the vllm backend",
-# "backend: vllm", "vLLM as the inference engine", "以 vllm 作为后端". vLLM's own backends are attention, sampling or
-# compilation backends, never "the vLLM backend".
-_AS_BACKEND = re.compile(
-    r"(?<![\w/-])vllm[-_ ]backends?\b|\bbackend\s*(?:[=:]|is|of)?\s*['\"]?vllm\b|"
-    r"vllm as (?:the |a |its )?(?:inference )?(?:backend|engine)\b|"
-    r"(?:以|用|使用)\s*vllm\s*(?:作为|为|做)\s*(?:推理)?(?:后端|引擎)|vllm\s*(?:推理)?后端",
-    re.IGNORECASE,
-)
-
-
-def _backend_of(text: str) -> str | None:
-    """The framework a message names when it speaks of vLLM as a backend (`Xinference with vLLM backend`), or None:
-    that framework starts vLLM's engine with its own settings. An engine of its own never has a vLLM backend."""
-    if not _AS_BACKEND.search(text):
-        return None
-    for name, pattern in _OTHER.items():
-        if name in _ENGINES:
-            continue
-        for m in pattern.finditer(text):
-            if not _COMPARED.search(text[max(0, m.start() - 30) : m.start()]):
-                return name
-    return None
-
-
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
-
-
-def _asked_about(text: str) -> str | None:
-    """The other product a message's questions are about, or None: a sentence that asks ("How can I modify the verl
-    configs …?", "… with llamaindex?") names it outside a comparison, and no sentence that asks names vLLM. What a
-    user asks how to change in another product is that product's to answer."""
-    asked = [s for s in _SENTENCE.split(problem_part(text)) if s.rstrip().endswith(("?", "？"))]
-    if not asked or any(_names_vllm(s) for s in asked):
-        return None
-    for sentence in asked:
-        for name, pattern in _OTHER.items():
-            for m in pattern.finditer(sentence):
-                if not _COMPARED.search(sentence[max(0, m.start() - 30) : m.start()]):
-                    return name
-    return None
-
-
 def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
     """The setup one message states; `signals`: `extract_signals(text)` when the caller has them already."""
     signals = signals or extract_signals(text)
     gpus = _gpus(text, signals)
     models = _models(signals.models)
     families = tuple(dict.fromkeys(f for f in (_family(m) for m in models) if f))
-    asked = _asked_about(text)
-    drives = (
-        driver(text) or _chosen_by(text) or _run_under(text) or _backend_of(text)
-        or (asked if asked and asked not in _ENGINES else None)
-    )  # fmt: skip
+    drives = driver(text) or _chosen_by(text) or _run_under(text)
     return UserSetup(
         vllm_version=detect_version(text),
         gpus=gpus,
@@ -706,7 +631,7 @@ def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
         errors=signals.messages,
         platforms=user_platforms(text, [g.name for g in gpus]),
         uses_vllm=_uses_vllm(text),
-        other_software=None if drives else (_other_software(text) or asked),
+        other_software=None if drives else _other_software(text),
         driver=drives,
         runs_other=code_without_vllm(text) or toolchain_without_vllm(text),
     )

@@ -14,12 +14,9 @@ import sys
 
 from assistant.text.signals import is_command
 
-# A traceback frame's file (Python's `File "…", line N`, the `  /path/x.py(583): fn` of C++ extensions' traces, e.g.
-# Triton's, and IPython's and Jupyter's `/path/x.py in fn(args)`), and the top-level package of an installed file.
-_FRAME_FILE = re.compile(
-    r'^[ \t]*File "([^"\n]{1,400})", line \d+|^[ \t]*(/[^\s()]{1,400}\.py)\(\d+\)|^[ \t]*(/[^\s()]{1,400}\.py) in [\w<>]+\(',
-    re.MULTILINE,
-)
+# A traceback frame's file (Python's `File "…", line N` and the `  /path/x.py(583): fn` of C++ extensions'
+# traces, e.g. Triton's), and the top-level package of an installed file.
+_FRAME_FILE = re.compile(r'^[ \t]*File "([^"\n]{1,400})", line \d+|^[ \t]*(/[^\s()]{1,400}\.py)\(\d+\)', re.MULTILINE)
 _INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)")
 # `from trl import X`, `import llamafactory.chat`: the top-level package a user's code imports.
 _IMPORT = re.compile(
@@ -50,7 +47,7 @@ def frame_packages(text: str) -> list[str]:
     """The top-level packages of a traceback's installed frames, in the order printed (user files left out)."""
     out = []
     for m in _FRAME_FILE.finditer(text):
-        pkg = _INSTALLED.search(m.group(1) or m.group(2) or m.group(3))
+        pkg = _INSTALLED.search(m.group(1) or m.group(2))
         if pkg:
             out.append(pkg.group(1).lower())
     return out
@@ -161,11 +158,7 @@ def code_without_vllm(text: str) -> str | None:
     if re.search(r"vllm", text, re.IGNORECASE):
         return None
     imports = [p for p in imported(text) if p not in sys.stdlib_module_names]
-    # a traceback through an installed package of its own (`…/dist-packages/orpheus_tts/engine_class.py`), not
-    # one of the libraries vLLM itself runs on (a torch frame alone may be vLLM's run with its own frames cut)
-    frames = [p for p in frame_packages(text) if p not in VLLM_RUNTIME and p not in sys.stdlib_module_names]
-    found = imports or frames
-    return found[0] if found else None
+    return imports[0] if imports else None
 
 
 # `### Open WebUI Version`, `LiteLLM version: 1.55`, `Ollama version is 0.6.8`: the product an issue template or an
@@ -208,11 +201,6 @@ def toolchain_without_vllm(text: str) -> str | None:
 # A command line's option that picks vLLM as the engine another program runs: `--infer_backend vllm`,
 # `--backend=vllm`, `--engine vllm`, `--inference-engine 'vllm'`.
 _VLLM_BACKEND_OPTION = re.compile(r"(?:^|\s)--?[\w-]*(?:backend|engine)[\w-]*(?:=|\s+)['\"]?vllm\b", re.IGNORECASE)
-
-
-def lines_choosing_vllm(text: str) -> list[str]:
-    """The command lines that pass vLLM as the engine another program runs (`docker model … --backend vllm`)."""
-    return [line for line in text.splitlines() if _VLLM_BACKEND_OPTION.search(line)]
 
 
 def programs_choosing_vllm(text: str) -> list[str]:

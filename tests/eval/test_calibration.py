@@ -6,9 +6,7 @@ import random
 import pytest
 
 from assistant.eval.calibration import (
-    MIN_BAR_NEGATIVES,
     Sample,
-    choose_paste_bar,
     choose_paste_threshold,
     choose_threshold,
     gives_fix,
@@ -130,37 +128,3 @@ def test_a_hit_gives_the_fix_when_it_is_labelled_or_holds_every_key_fact():
     assert gives_fix(chunk("docs/a.md#fix~2", "another part of the labelled section"), item)
     assert gives_fix(chunk("docs/b.md#other", "Lower --max-num-seqs or raise gpu_memory_utilization."), item)
     assert not gives_fix(chunk("docs/b.md#other", "Lower --max-num-seqs."), item)  # one key fact of two
-
-
-def _paste_population(negatives: int) -> tuple[dict[str, tuple[float, ...]], list[Sample], list[Sample]]:
-    """Pastes whose first hit often lacks the fix (least cost: abstain on them all) beside short questions."""
-
-    def item(i: int, paste: bool, answerable: bool) -> Item:
-        return Item(id=f"m{i}", set="reports", query="x" * (900 if paste else 50), lang="en",
-                    expect="answer" if answerable else "abstain")  # fmt: skip
-
-    rng = random.Random(3)
-    pasted = [Sample(item(i, True, True), True, ((0.0,) * 4,), (i % 10 < 3,)) for i in range(40)]  # 7 in 10 lack it
-    pasted += [Sample(item(100 + i, True, False), False, ((0.0,) * 4,)) for i in range(negatives)]
-    asked = [Sample(item(200 + i, False, i % 3 != 0), i % 3 != 0, ((0.0,) * 4,), (True,)) for i in range(90)]
-    probs = {s.item.id: (0.5 + 0.4 * rng.random() if s.answerable else 0.2 + 0.4 * rng.random(),)
-             for s in pasted + asked}  # fmt: skip
-    return probs, pasted, asked
-
-
-def test_a_paste_bar_of_its_own_needs_enough_negative_pastes_else_it_is_pooled():
-    probs, pasted, asked = _paste_population(negatives=8)
-    alone = choose_paste_threshold(probs, pasted)
-    assert alone.false_abstention > 0.9  # the old rule: most answers lack the fix, so it abstains on nearly every paste
-    chosen, rule = choose_paste_bar(probs, pasted, pasted + asked)
-    assert rule.startswith("pooled") and "8 negative pastes" in rule
-    assert chosen.threshold == pytest.approx(choose_threshold(probs, pasted + asked).threshold)
-    assert chosen.false_abstention < alone.false_abstention
-
-
-def test_with_enough_negative_pastes_the_paste_bar_is_their_least_cost_cut():
-    probs, pasted, asked = _paste_population(negatives=MIN_BAR_NEGATIVES)
-    chosen, rule = choose_paste_bar(probs, pasted, pasted + asked)
-    assert rule == "least expected cost on the pastes"
-    assert chosen.threshold == pytest.approx(choose_threshold_paste := choose_paste_threshold(probs, pasted).threshold)
-    assert choose_threshold_paste > 0
