@@ -9,10 +9,10 @@ Also two rules for the whole suite:
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 # Before anything below imports the package or builds a Settings(): the shell's settings stay out of the tests.
@@ -26,6 +26,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ["ASSISTANT_VLLM_RELEASES"] = "[]"
 
 from assistant.index.embedder import SentenceTransformerEmbedder
+from assistant.index.vector_cache import CachedEmbedder
 from assistant.settings import DEFAULT_EMBEDDING_MODEL, REPO_ROOT, Settings
 
 SHARED = REPO_ROOT.parent / "shared"
@@ -34,50 +35,29 @@ VLLM_DOCS = SHARED / "vllm-docs"
 CURATED = len(list((REPO_ROOT / "corpus" / "entries").glob("*.yaml")))  # the curated entries: a chunk each
 
 
-class SessionEmbedder(SentenceTransformerEmbedder):
-    """The real MiniLM model, each distinct text embedded once per test session.
-
-    Dozens of tests build an index of the same curated corpus; the model is deterministic, so a text's vector is
-    computed the first time and given back after that (the index-build tests took most of CI's time embedding the
-    same 228 entries again). A test that needs the model's own batching (tests/index/test_embedder.py) makes its own
-    SentenceTransformerEmbedder."""
-
-    def __init__(self, model: str):
-        super().__init__(model)
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            for text, vec in zip(missing, super().embed(missing)):
-                self._vectors[text] = vec
-        if not texts:
-            return super().embed([])
-        return np.stack([self._vectors[t] for t in texts])
+# Dozens of tests build an index of the same curated corpus with the same real, deterministic models: each text's
+# vector is computed once per session and given back after that (`CachedEmbedder`, the answer path's own cache, made
+# large enough for the session), instead of embedding the entries again for every index. Servers a test starts are
+# other processes and embed for themselves; tests/index/test_embedder.py makes its own uncached embedders.
+SESSION_VECTORS = 1_000_000
 
 
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformerEmbedder:
-    return SessionEmbedder(DEFAULT_EMBEDDING_MODEL)
+def embedder() -> CachedEmbedder:
+    model = SentenceTransformerEmbedder(DEFAULT_EMBEDDING_MODEL)
+    return CachedEmbedder(model, size=SESSION_VECTORS, max_batch=SESSION_VECTORS)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _use_vectors_once_per_session():
-    """USE v3 likewise: every `UseEmbedder` in this process computes a text's vector once per session (the model is
-    deterministic; each index build embedded the corpus's chunks again). Servers a test starts are other processes
-    and embed for themselves."""
+    """USE v3 likewise: every `UseEmbedder` in this process answers from one session-wide cache over a real one."""
     from assistant.index.use_embedder import UseEmbedder
 
     real = UseEmbedder.embed
-    vectors: dict[str, np.ndarray] = {}
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in vectors))
-        if missing:
-            vectors.update(zip(missing, real(self, missing)))
-        return np.stack([vectors[t] for t in texts]) if texts else real(self, [])
-
-    UseEmbedder.embed = embed
+    model = UseEmbedder()
+    model.embed = functools.partial(real, model)  # this instance computes; every other one reads the cache
+    cache = CachedEmbedder(model, size=SESSION_VECTORS, max_batch=SESSION_VECTORS)
+    UseEmbedder.embed = lambda self, texts: cache.embed(texts)
     try:
         yield
     finally:
