@@ -237,7 +237,9 @@ def check_symptoms(cond: Conditions, setup: UserSetup) -> list[Check]:
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower()
+    """Lower case, one space, no backticks: a message quoted in Markdown (`rope_scaling` must be ...) is the same
+    message as pasted from a page that rendered the backticks away. Quote marks stay: they are part of the message."""
+    return re.sub(r"\s+", " ", text.replace("`", "")).strip().lower()
 
 
 def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:

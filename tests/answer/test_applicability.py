@@ -134,6 +134,18 @@ def test_an_error_message_decides_a_bare_exception_name_does_not():
     assert "error" not in _verdicts(_entry(error_strings=["EngineDeadError"]), "HTTP 500 from the server")
 
 
+def test_an_error_message_matches_with_or_without_its_markdown_backticks():
+    # transformers raises "`rope_scaling` must be ..."; a paste from a rendered page has lost the backticks
+    entry = _entry(error_strings=["`rope_scaling` must be a dictionary with two fields, `type` and `factor`"])
+    pasted = 'File "arg_utils.py", line 9\nValueError: rope_scaling must be a dictionary with two fields, type and factor'
+    assert _verdicts(entry, pasted)["error"] == "applies"
+    assert _verdicts(entry, "ValueError: rope_scaling must be a dictionary with three fields")["error"] == "contradicts"
+    # quote marks stay part of the message: a bare class name in a client's line is not the server's error body
+    named = _entry(error_strings=["'type': 'NotFoundError'"])
+    assert _verdicts(named, "openai.NotFoundError: Error code: 404 - {'detail': 'Not Found'}")["error"] == "contradicts"
+    assert _verdicts(named, "{'message': 'x', 'type': 'NotFoundError'}")["error"] == "applies"
+
+
 def test_seed_entry_against_the_issue_examples():
     awq = ENTRIES["awq-batch-invariance-sm80"]
     v100 = "VLLM_BATCH_INVARIANT=1 on a V100, outputs still differ"
