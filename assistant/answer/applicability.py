@@ -236,10 +236,22 @@ def check_symptoms(cond: Conditions, setup: UserSetup) -> list[Check]:
     return [Check("symptom", "contradicts", needs, have)]
 
 
+# Python prints an exception raised with several string arguments as their tuple: ('... supported for ', 'the current
+# GPU. ...'). The pieces joined are the message the source writes as one.
+_TUPLE_JOIN = re.compile(r"""(['"])\s*,\s*\1""")
+
+
 def _norm(text: str) -> str:
     """Lower case, one space, no backticks: a message quoted in Markdown (`rope_scaling` must be ...) is the same
     message as pasted from a page that rendered the backticks away. Quote marks stay: they are part of the message."""
     return re.sub(r"\s+", " ", text.replace("`", "")).strip().lower()
+
+
+def _haystacks(text: str) -> tuple[str, str]:
+    """The user's text as `_norm` reads it, and again with a tuple's string pieces joined: RuntimeError('for ',
+    'the GPU') says "for the GPU" (a dict's "', '" is kept in the first reading)."""
+    plain = _norm(text)
+    return plain, _TUPLE_JOIN.sub("", plain)
 
 
 def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:
@@ -252,8 +264,9 @@ def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:
     if not messages:
         return []
     needs = tuple(messages)
-    haystack = _norm(text)
-    if any(_norm(e) in haystack or _norm(e.split(": ", 1)[-1]) in haystack for e in messages):
+    haystacks = _haystacks(text)
+    forms = [_norm(f) for e in messages for f in (e, e.split(": ", 1)[-1])]
+    if any(f in h for f in forms for h in haystacks):
         return [Check("error", "applies", needs, needs)]
     if setup.errors:
         return [Check("error", "contradicts", needs, (setup.errors[-1][:160],))]

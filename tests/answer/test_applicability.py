@@ -140,6 +140,12 @@ def test_an_error_message_matches_with_or_without_its_markdown_backticks():
     pasted = 'File "arg_utils.py", line 9\nValueError: rope_scaling must be a dictionary with two fields, type and factor'
     assert _verdicts(entry, pasted)["error"] == "applies"
     assert _verdicts(entry, "ValueError: rope_scaling must be a dictionary with three fields")["error"] == "contradicts"
+    # an exception raised with several string arguments prints as their tuple; its pieces make the message
+    scheme = _entry(error_strings=["Quantization scheme is not supported for the current GPU"])
+    tuple_paste = "RuntimeError: ('Quantization scheme is not supported for ', 'the current GPU. Min capability: 80. ')"
+    assert _verdicts(scheme, tuple_paste)["error"] == "applies"
+    dict_paste = "NotFoundError: 404 - {'message': 'The model `x` does not exist.', 'type': 'NotFoundError', 'code': 404}"
+    assert _verdicts(_entry(error_strings=["'type': 'NotFoundError'"]), dict_paste)["error"] == "applies"
     # quote marks stay part of the message: a bare class name in a client's line is not the server's error body
     named = _entry(error_strings=["'type': 'NotFoundError'"])
     assert _verdicts(named, "openai.NotFoundError: Error code: 404 - {'detail': 'Not Found'}")["error"] == "contradicts"
