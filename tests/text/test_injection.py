@@ -5,6 +5,7 @@ import pathlib
 import pytest
 
 from assistant.text.injection import find_instructions
+from tests.helpers.cost import assert_linear_cpu
 
 DOCS = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "vllm-docs"
 
@@ -114,13 +115,15 @@ def test_questions_about_chat_templates_and_real_logs_are_not_injections(text):
     assert find_instructions(text) == []
 
 
-def test_role_markers_cost_linear_time():
-    import time
+@pytest.mark.parametrize("unit", ["INFO ", "1-1-1 ", "[INST]", "\n", "<|"])
+def test_role_markers_cost_linear_time(unit):
+    """The role-marker scan at 5 KB and 20 KB of each shape, a marker and a traceback after it: linear work
+    grows ~4x, backtracking ~16x (the bound is in tests/helpers/cost.py)."""
 
-    for shape in ("INFO " * 4000, "1-1-1 " * 4000, "[INST]" * 4000, "\n" * 20000 + "Assistant:", "<|" * 10000):
-        started = time.process_time()
-        find_instructions(shape + "\nTraceback (most recent call last)")
-        assert time.process_time() - started < 0.5, shape[:10]
+    def scan(text: str) -> object:
+        return find_instructions(text + "Assistant:\nTraceback (most recent call last)")
+
+    assert_linear_cpu(scan, unit, 5_000, "find_instructions")
 
 
 def test_no_paragraph_of_the_vllm_docs_reads_as_an_injection():
