@@ -27,6 +27,7 @@ from assistant.text.software import (
     programs,
     programs_choosing_vllm,
     runs_vllm,
+    template_products,
     title_subject,
     toolchain_without_vllm,
     versioned_products,
@@ -497,7 +498,7 @@ _OTHER_SOFTWARE = {
     "ScaleLLM": r"scalellm",
     "KTransformers": r"ktransformers",
     "Aphrodite": r"aphrodite(?:-engine)?",
-    "koboldcpp": r"koboldcpp",
+    "koboldcpp": r"kobold\.?cpp",
     "GPT4All": r"gpt4all",
     "Candle": r"huggingface/candle|candle-(?:core|nn|transformers)",
     # serving frameworks that start vLLM's engine in their own processes
@@ -571,7 +572,8 @@ def _other_software(text: str) -> str | None:
         for m in pattern.finditer(text):
             if not _COMPARED.search(text[max(0, m.start() - 30) : m.start()]):
                 return name
-    return None
+    # A product of no list: the one whose issue template the report fills in ("### FreeToken version").
+    return next(iter(template_products(text)), None)
 
 
 def _chosen_by(text: str) -> str | None:

@@ -175,6 +175,29 @@ def versioned_products(text: str) -> list[str]:
     return [m.group(1).strip() for m in _VERSION_FIELD.finditer(text)]
 
 
+# A heading of an issue template that asks for a product's version: `### FreeToken version`, `## Ollama Version`.
+_VERSION_HEADING = re.compile(
+    r"^[ \t]*#{1,4}[ \t]*(?:\*\*)?([A-Za-z][\w .+-]{1,40}?)[ \t]+version\b", re.IGNORECASE | re.MULTILINE
+)
+# What templates and environment reports ask the version of besides the product itself: the language, the OS, the
+# GPU stack, vLLM's own dependencies, and words that name no product ("Package version", "Model version").
+_ENVIRONMENT_NAMES = re.compile(
+    r"(?:your |the )?(?:python|pytorch|torch|cuda(?: runtime| driver| toolkit)?|cudnn|nccl|"
+    r"(?:nvidia |gpu |cuda )?driver|os|operating system|kernel|linux|ubuntu|windows|macos|wsl2?|gpu|transformers|"
+    r"tokenizers|accelerate|peft|triton|xformers|flashinfer|flash[- ]?attn|flash[- ]?attention|docker|ray|numpy|gcc|"
+    r"clang|cmake|libc|glibc|rocm|hip(?: runtime)?|miopen(?: runtime)?|neuron sdk|node(?:\.js)?|npm|browser|client|"
+    r"server|package|library|software|app|model|checkpoint|api|sdk|firmware|bios|current|latest)",
+    re.IGNORECASE,
+)
+
+
+def template_products(text: str) -> list[str]:
+    """The products an issue template gives a version of under a heading of its own (`### FreeToken version`), its
+    environment questions left out (`### OS version`, `### CUDA Version`): the project the report was filed to."""
+    names = [m.group(1).strip() for m in _VERSION_HEADING.finditer(text)]
+    return [n for n in names if not _ENVIRONMENT_NAMES.fullmatch(n)]
+
+
 # An issue title's tags: `[Bug]:`, `[Serve]`, `issue:`, `bug:`, `[BUG]`.
 _TITLE_TAGS = re.compile(r"^(?:\s*(?:\[[^\]\n]{1,30}\]|(?:issue|bug|question|feature)\b)\s*:?)+\s*", re.IGNORECASE)
 

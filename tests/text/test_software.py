@@ -12,6 +12,7 @@ from assistant.text.software import (
     programs,
     programs_choosing_vllm,
     runs_vllm,
+    template_products,
     title_subject,
     toolchain_without_vllm,
     versioned_products,
@@ -151,6 +152,36 @@ def test_what_a_report_is_filed_about():
     assert versioned_products(report) == ["Open WebUI", "vLLM", "PyTorch"]
     assert title_subject("[Serve] [Bug]: KServe drops my headers\n\nbody") == "KServe drops my headers"
     assert title_subject("issue: v1//models 404") == "v1//models 404"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (  # another project's issue template: the product it asks the version of is the one it was filed to
+            "wsl2 perf degrade\n\n### What happened\n\npinned memory fails\n\n### How did you install FreeToken\n\n"
+            "pip\n\n### FreeToken version\n\nv0.2.0-beta.17\n\n### OS\n\nWindows 11\n\n### GPU and driver\n\nRTX 5090",
+            "FreeToken",
+        ),
+        # the environment questions of a template name no product
+        ("### CUDA Version\n\n12.4\n\n### Python version\n\n3.11\n\n### OS version\n\nUbuntu 22.04\n\nslow", None),
+        ("### Transformers version\n\n4.51\n\n### GPU driver version\n\n570\n\nthe model loads slowly", None),
+        ("FreeToken version: 0.2\n\npinned memory fails", None),  # a line of an environment list is not a heading
+    ],
+)
+def test_a_message_that_never_names_vllm_filed_on_another_products_template(text, expected):
+    assert template_products(text)[:1] == ([expected] if expected else [])
+    assert extract_setup(text).other_software == expected
+
+
+def test_a_message_that_names_vllm_is_not_filed_about_a_template_product_alone():
+    text = "### FreeToken version\n\nv0.2\n\nthe same prompt works on vllm serve but not here"
+    assert extract_setup(text).other_software is None  # it names vLLM: left to the usual evidence
+
+
+@pytest.mark.parametrize("name", ["kobold.cpp", "KoboldCpp", "koboldcpp"])
+def test_koboldcpp_by_the_names_its_users_write(name):
+    text = f"On llama.cpp you can pass --reasoning-budget 0. Is there a way to disable thinking in {name}?"
+    assert extract_setup(text).other_software == "koboldcpp"
 
 
 def test_a_command_of_another_language_in_a_message_that_never_names_vllm():
