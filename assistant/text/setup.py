@@ -508,6 +508,8 @@ _OTHER_SOFTWARE = {
     "BentoML": r"bentoml|openllm",
     "KServe": r"kserve",
     "Triton Inference Server": r"tritonserver|triton inference server",
+    "GPUStack": r"gpustack",
+    "InstructLab": r"instructlab|ilab(?= (?:serve|model|data|config)\b)",
     # fine-tuning and RL frameworks with a vLLM backend
     "LLaMA-Factory": r"llama[-_ ]?factory|llamafactory(?:-cli)?",
     "Unsloth": r"unsloth",
@@ -526,7 +528,11 @@ _OTHER_SOFTWARE = {
     "LangChain": r"langchain(?:[-_]\w+)?",
     "LlamaIndex": r"llama[-_ ]?index",
 }
-_OTHER = {name: re.compile(rf"(?<![\w.-])(?:{p})(?![\w-])", re.IGNORECASE) for name, p in _OTHER_SOFTWARE.items()}
+# ASCII boundaries, as for vLLM's name: "SGLANG报错" names SGLang (a CJK character is a word character to `\w`).
+_OTHER = {
+    name: re.compile(rf"(?<![A-Za-z0-9_.-])(?:{p})(?![A-Za-z0-9_-])", re.IGNORECASE)
+    for name, p in _OTHER_SOFTWARE.items()
+}
 # "switched from Ollama", "instead of TGI", "than sglang", "what TGI gave us", "从 ollama 迁移", "和 sglang 相比": a
 # comparison. "from" alone is where something comes from ("an empty response from Ollama", "the error from LocalAI"):
 # it compares only after a verb of moving away (switch, migrate, move, port, convert, upgrade). Missing a

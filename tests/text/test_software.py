@@ -184,6 +184,20 @@ def test_koboldcpp_by_the_names_its_users_write(name):
     assert extract_setup(text).other_software == "koboldcpp"
 
 
+@pytest.mark.parametrize(
+    "text, other",
+    [
+        ("SGLANG报错，模型名称已经存在，版本问题？", "SGLang"),  # a CJK character is no ASCII boundary
+        ("请问用ollama部署qwen3时怎么关闭思考？", "Ollama"),
+        ("我部署的gpustack版本为v0.6.2，Tesla V100 上能否传 --dtype=half？", "GPUStack"),
+        ("ilab serve cannot start: ValueError: Unable to configure handler", "InstructLab"),
+        ("the sglangx fork fails", None),  # another name that merely begins the same
+    ],
+)
+def test_other_products_next_to_chinese_text_and_serving_platforms(text, other):
+    assert extract_setup(text).other_software == other
+
+
 def test_a_command_of_another_language_in_a_message_that_never_names_vllm():
     assert toolchain_without_vllm("```\ncargo run --bin gguf-tokenizer -- --model m.gguf\n```\nError: x") == "cargo"
     assert toolchain_without_vllm("npm install\ncargo run --bin x -- --model m\nthen vllm serve m") is None
