@@ -10,18 +10,18 @@ the answer, abstained). Then, for each batch in turn, the (question bar, paste b
 *other* batches is applied to it: that is the out-of-sample figure of fitting the bars on real threads. The cost
 is `eval/calibrate.py`'s for pastes: an answer without the fix, or to an out-of-scope item, costs 1; an abstention
 on an answerable item 0.5. Prints a Markdown table: today's bars and the left-out-fitted bars, per batch and pooled.
+
+The steps of `Assistant._extractive` (retrieval, setup, code findings, `compose`) are called one by one here so
+that one retrieval serves every bar; a change to `_extractive` must be mirrored in `answer_at_bars`.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections import defaultdict
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 GRID = [round(0.05 * i, 2) for i in range(20)]  # 0.00 .. 0.95
 WRONG, ABSTAIN = 1.0, 0.5

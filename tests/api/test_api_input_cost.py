@@ -4,13 +4,12 @@ in this process, so `time.process_time` counts the server's work)."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
 from assistant.service import Assistant
 from assistant.settings import Settings
+from tests.helpers.cost import best_cpu
 
 
 @pytest.fixture(scope="module")
@@ -59,12 +58,7 @@ FLOOR = 0.05  # seconds: a 1x cost under this is raised to it, so noise on a tin
 
 def _cpu(call) -> tuple[float, httpx.Response]:
     """The best of two runs' CPU (the server runs in this process) and the last response."""
-    best, response = float("inf"), None
-    for _ in range(2):
-        start = time.process_time()
-        response = call()
-        best = min(best, time.process_time() - start)
-    return best, response
+    return best_cpu(call, runs=2)
 
 
 def _assert_grows_linearly(small: tuple[float, httpx.Response], large: tuple[float, httpx.Response], what: str) -> None:
