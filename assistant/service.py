@@ -7,7 +7,7 @@ shared by everything the process serves.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from assistant.answer.extractive import assess_hit, compose
 from assistant.answer.generative import GenerativeWriter
 from assistant.answer.passages import BlockScorer
+from assistant.answer.verify import ReleaseCheck
 from assistant.errors import IncompleteIndexError, InputError, SyncError
 from assistant.history import check_history
 from assistant.index import block_vectors, manifest, use_vectors
@@ -355,21 +356,33 @@ class Assistant:
         by_id = self.retriever.lexical.by_id
         return [by_id[i] for i in adjacent_part_ids(chunk) if i in by_id]
 
-    def _extractive(self, question: str, history: list[Turn] | None, k: int | None, vllm_version: str | None):
-        """(query, the hits an LLM may use, the extractive answer, the release check, the rerank outcome)."""
+    def prepare(
+        self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
+    ) -> Prepared:
+        """Everything an extractive answer is composed from, read once: retrieval, the user's setup, what the
+        release's source says, and the evidence bar for this kind of message (see `Prepared.compose`)."""
         query, found = self._retrieval(question, history, k)
-        hits = found.hits
         same = query.text == clean_text(question)  # no borrowed turn, nothing stripped: its signals are the question's
         setup = self.setup(question, history, query.signals if same else None)
         if vllm_version and setup.vllm_version is None:  # the release the user gave beside the question (API, CLI)
             setup = dataclasses.replace(setup, vllm_version=vllm_version)
         findings = self.code_findings(query, setup.vllm_version)  # the release the setup holds: one for the answer
-        check = self.releases.check(findings.release)
-        bar = min_confidence_for(query.text, *self.settings.evidence_bars)
-        answer = compose(query, hits, bar, setup, self._scorer(query), findings, check, self._neighbours)
-        # An LLM never answers from a known problem the user's setup rules out.
-        usable = [h for h in hits if not assess_hit(h, setup, query.text).contradicted]
-        return query, usable, answer, check, found.rerank
+        return Prepared(
+            query=query,
+            hits=found.hits,
+            rerank=found.rerank,
+            setup=setup,
+            findings=findings,
+            check=self.releases.check(findings.release),
+            bar=min_confidence_for(query.text, *self.settings.evidence_bars),
+            scorer=self._scorer(query),
+            neighbours=self._neighbours,
+        )
+
+    def _extractive(self, question: str, history: list[Turn] | None, k: int | None, vllm_version: str | None):
+        """(query, the hits an LLM may use, the extractive answer, the release check, the rerank outcome)."""
+        prepared = self.prepare(question, history, k, vllm_version)
+        return prepared.query, prepared.usable(), prepared.compose(), prepared.check, prepared.rerank
 
     def ask(
         self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
@@ -395,6 +408,33 @@ class Assistant:
             return
         for item in self.writer.stream(query, usable, answer, history, check):
             yield with_rerank(item, rerank) if isinstance(item, Answer) else item
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """One question read for answering (`Assistant.prepare`): composing it is cheap, so a study of the evidence
+    bars composes one retrieval at many bars instead of retrieving again."""
+
+    query: Query
+    hits: list[Hit]
+    rerank: RerankOutcome | None
+    setup: UserSetup
+    findings: Findings
+    check: ReleaseCheck | None  # None when no release is indexed
+    bar: float  # the evidence bar the settings give this kind of message
+    scorer: BlockScorer
+    neighbours: Callable[[Chunk], list[Chunk]]
+
+    def compose(self, bar: float | None = None) -> Answer:
+        """The extractive answer at `bar` (the settings' bar when None)."""
+        bar = self.bar if bar is None else bar
+        return compose(
+            self.query, self.hits, bar, self.setup, self.scorer, self.findings, self.check, self.neighbours
+        )
+
+    def usable(self) -> list[Hit]:
+        """The hits an LLM may use: never a known problem the user's setup rules out."""
+        return [h for h in self.hits if not assess_hit(h, self.setup, self.query.text).contradicted]
 
 
 def with_rerank(answer: Answer, rerank: RerankOutcome | None) -> Answer:

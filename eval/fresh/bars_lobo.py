@@ -11,8 +11,8 @@ the answer, abstained). Then, for each batch in turn, the (question bar, paste b
 is `eval/calibrate.py`'s for pastes: an answer without the fix, or to an out-of-scope item, costs 1; an abstention
 on an answerable item 0.5. Prints a Markdown table: today's bars and the left-out-fitted bars, per batch and pooled.
 
-The steps of `Assistant._extractive` (retrieval, setup, code findings, `compose`) are called one by one here so
-that one retrieval serves every bar; a change to `_extractive` must be mirrored in `answer_at_bars`.
+Each item is read once (`Assistant.prepare`, as `Assistant.ask` reads it) and composed at every bar
+(`Prepared.compose`).
 """
 
 from __future__ import annotations
@@ -29,39 +29,32 @@ WRONG, ABSTAIN = 1.0, 0.5
 
 def answer_at_bars(dirs: list[Path], out: Path) -> None:
     """One JSON line per item: its batch, whether it is answerable, a paste, and (abstained, fix) at each bar."""
-    from assistant.answer.extractive import compose
     from assistant.answer.render import answer_json
     from assistant.eval.dataset import SETS, load_sets
     from assistant.eval.metrics import fact_hits
-    from assistant.retrieval.evidence import is_paste, min_confidence_for
+    from assistant.retrieval.evidence import is_paste
     from assistant.service import Assistant
     from assistant.settings import Settings
-    from assistant.text.sanitize import clean_text
 
     assistant = Assistant(Settings())
     assistant.ensure_index(progress=lambda m: print(m, file=sys.stderr))
     assistant.require_complete_index()
     assistant.warm_up()
-    today = assistant.settings.evidence_bars
     with out.open("w", encoding="utf-8") as fh:
         for d in dirs:
             names = [name for name in SETS if (d / f"{name}.jsonl").is_file()]
             for name, items in load_sets(names, d).items():
                 for item in items:
-                    query, found = assistant._retrieval(item.query, None, None)
-                    same = query.text == clean_text(item.query)
-                    setup = assistant.setup(item.query, None, query.signals if same else None)
-                    findings = assistant.code_findings(query, setup.vllm_version)
-                    scorer, check = assistant._scorer(query), assistant.releases.check(findings.release)
-                    own = min_confidence_for(query.text, *today)
+                    prepared = assistant.prepare(item.query)
+                    own = prepared.bar
                     at = {}
                     for bar in sorted({*GRID, own}):
-                        answer = compose(query, found.hits, bar, setup, scorer, findings, check, assistant._neighbours)
+                        answer = prepared.compose(bar)
                         text = answer_json(answer)["answer"]
                         fix = item.answerable and not answer.abstained and all(fact_hits(text, item.key_facts))
                         at[f"{bar:.3f}"] = [answer.abstained, bool(fix)]
                     row = {"batch": d.name, "id": item.id, "set": name, "answerable": item.answerable,
-                           "paste": is_paste(query.text), "today": f"{own:.3f}", "at": at}
+                           "paste": is_paste(prepared.query.text), "today": f"{own:.3f}", "at": at}
                     fh.write(json.dumps(row) + "\n")
                     fh.flush()
             print(f"{d.name}: done", file=sys.stderr)
