@@ -58,6 +58,8 @@ def cmd_releases(args: argparse.Namespace) -> int:
         print(
             f"{v}\t{len(facts.env_vars)} env vars\t{len(facts.flags)} flags\t{len(facts.sites)} sites\t{facts.origin}"
         )
+    for v in store.stale():
+        print(f"{v}\tindexed by an older version of the assistant: sync it again")
     return 0
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from assistant.answer import scope
-from assistant.answer.applicability import Applicability, assess
+from assistant.answer.applicability import Applicability, assess, check_versions
 from assistant.answer.code_facts import checked_lines, fixed_in_line, name_lines, site_lines
 from assistant.answer.collect import missing_details, read_as
 from assistant.answer.passages import BlockScorer, block_scores, select
@@ -385,6 +385,14 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("`", "").lower().split())
 
 
+def _covers_release(entry: Entry | None, findings: Findings | None) -> bool:
+    """Whether every version condition of `entry` holds for the release the code facts are read from."""
+    if entry is None or findings is None or not findings.release:
+        return False
+    checks = check_versions(entry.conditions, UserSetup(vllm_version=findings.release))
+    return bool(checks) and all(c.verdict == "applies" for c in checks)
+
+
 def code_first(
     primary: Hit,
     findings: Findings | None,
@@ -398,10 +406,18 @@ def code_first(
     message itself (the first sentence of its longest literal part; a head too short to tell, under 20 characters,
     counts as not quoted); Q&A and issues always lead: they are about an error. So does a curated entry, unless
     it concerns certain releases and the user has not said theirs (`applicability` of the entry: its version
-    check unknown): a regression of one old release must not stand in for the site of the release they run.
+    check unknown): a regression of one old release must not stand in for the site of the release they run. An
+    entry known by the very message the user pasted (its error check applies) whose releases include the one the
+    code facts are read from (the release they are assumed to run: a flag removed in 0.10.0, the facts of 0.33.0)
+    is about their error on that release, and leads.
     """
     if primary.chunk.kind == "entry":  # the site, or the flag / env var facts of the release they are assumed to run
         version_unknown = applicability is not None and any(c.detail == "version" for c in applicability.unknown)
+        quoted = applicability is not None and any(
+            c.detail == "error" and c.verdict == "applies" for c in applicability.checks
+        )
+        if version_unknown and quoted and _covers_release(primary.chunk.entry, findings):
+            return False
         attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
         return version_unknown and (attributed or (_answers(findings, asked) and not (findings and findings.sites)))
     if findings is None or not findings.sites or primary.chunk.kind != "doc":

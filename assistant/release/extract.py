@@ -18,6 +18,7 @@ from assistant.release.templates import log_template, template_of
 
 ENVS_FILE = "vllm/envs.py"
 ARG_FILE = "vllm/engine/arg_utils.py"
+CLI_MAIN = "vllm/entrypoints/cli/main.py"  # the `vllm` command's own options (`vllm --version`)
 # Vendored copies of other projects (pynvml, flash-attention kernels): their messages are not vLLM's.
 VENDORED = ("vllm/third_party/", "vllm/vllm_flash_attn/")
 _LOG_LEVELS = {
@@ -42,7 +43,7 @@ def _is_config_file(path: str) -> bool:
 
 
 def _is_cli_args(path: str) -> bool:
-    return path.startswith("vllm/entrypoints/") and path.endswith("/cli_args.py")
+    return path == CLI_MAIN or (path.startswith("vllm/entrypoints/") and path.endswith("/cli_args.py"))
 
 
 @dataclass
@@ -487,8 +488,9 @@ def assemble(version: str, origin: str, files: list[FileFacts], n_files: int) ->
                     help_ = help_ or fdoc
                     fieldref = f"{cls.name}.{call.source[1]}"
                     choices = _choices(ftype, aliases)
-            if call.explicit.get("action") in ("store_true", "store_false") and not typ:
-                typ = "bool"
+            action = call.explicit.get("action", "")
+            if (action in ("store_true", "store_false") or action.endswith("BooleanOptionalAction")) and not typ:
+                typ = "bool"  # BooleanOptionalAction also accepts `--no-<flag>`
             flags[long] = Flag(
                 release=version,
                 flag=long,

@@ -15,7 +15,9 @@ from pathlib import Path
 from assistant.errors import ReleaseError
 from assistant.release.models import ReleaseFacts
 
-_FORMAT = 1
+# Bumped whenever extraction reads more (2: BooleanOptionalAction flags are booleans; `vllm --version`). A file of an
+# older format is not indexed for the readers, and `has` is False for it, so the next sync or start reads it again.
+_FORMAT = 2
 
 
 class ReleaseStore:
@@ -25,15 +27,28 @@ class ReleaseStore:
     def _file(self, version: str) -> Path:
         return self.root / f"vllm-{version}.json.gz"
 
-    def versions(self) -> list[str]:
-        """Indexed releases, oldest first."""
+    def _files(self) -> list[str]:
         if not self.root.is_dir():
             return []
         found = [p.name[len("vllm-") : -len(".json.gz")] for p in self.root.glob("vllm-*.json.gz")]
         return sorted(found, key=version_key)
 
+    def versions(self) -> list[str]:
+        """Indexed releases, oldest first (in this assistant's format)."""
+        return [v for v in self._files() if self.has(v)]
+
+    def stale(self) -> list[str]:
+        """Releases indexed by an older version of the assistant: sync them again."""
+        return [v for v in self._files() if not self.has(v)]
+
     def has(self, version: str) -> bool:
-        return self._file(version).is_file()
+        """Whether the release is indexed in this assistant's format (the file's first bytes say which)."""
+        try:
+            with gzip.open(self._file(version), "rt", encoding="utf-8") as fh:
+                head = fh.read(24)
+        except (OSError, EOFError, UnicodeDecodeError):
+            return False
+        return head.replace(" ", "").startswith(f'{{"format":{_FORMAT},')
 
     def revision(self) -> tuple[tuple[str, float], ...]:
         """Changes whenever a release is added, replaced or removed: readers reload on a change."""

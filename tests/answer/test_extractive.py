@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from assistant.answer.extractive import compose
 from assistant.ingest.entries import load_entry_file
 from assistant.models import Chunk, Hit
@@ -196,3 +198,30 @@ def test_code_that_runs_plain_torch_is_declined_in_a_message_that_never_names_vl
     assert not compose(
         analyze(text.replace("import torch", "import torch, vllm")), [_doc_hit(DOC, 0.99)], 0.5
     ).abstained
+
+
+@pytest.mark.parametrize(
+    "conditions, release, covers",
+    [
+        ({"introduced_in": "0.10.0"}, "0.33.0", True),  # a flag removed in 0.10.0: 0.33.0 is one of its releases
+        ({"introduced_in": "0.10.0"}, "0.9.2", False),
+        ({"affected_versions": ">=0.20.0,<=0.21.0"}, "0.33.0", False),  # a regression of two old releases
+        ({"affected_versions": ">=0.20.0,<=0.21.0"}, "0.21.0", True),
+        ({"fixed_in": ">=0.8.0"}, "0.33.0", False),  # fixed before the release the facts are of
+        ({}, "0.33.0", False),  # no version condition: nothing says it is about that release
+        ({"introduced_in": "0.10.0"}, None, False),  # no release indexed
+    ],
+)
+def test_an_entry_covers_the_release_of_the_code_facts_only_where_every_version_condition_holds(
+    conditions, release, covers
+):
+    from assistant.answer.extractive import _covers_release
+    from assistant.entry import Conditions, Entry
+    from assistant.release.knowledge import Findings
+
+    entry = Entry(
+        id="x-entry", title={"en": "t"}, root_cause={"en": "r"}, fix={"en": "f"}, source="s",
+        conditions=Conditions(symptoms=["crash"], **conditions),
+    )  # fmt: skip
+    findings = Findings(indexed=(release,) if release else (), stated=None, release=release)
+    assert _covers_release(entry, findings) is covers

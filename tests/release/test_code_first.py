@@ -77,6 +77,17 @@ def test_an_entry_about_certain_releases_follows_the_raise_site_when_the_user_na
     assert entry.chunk.source in [c.source for c in answer.citations[1:]]  # the entry is still offered, after it
 
 
+def test_an_entry_whose_releases_include_the_assumed_one_leads_over_the_code_facts(tmp_path, embedder, wheels):
+    """A flag removed in 0.10.0: the release the facts are read from (0.99.0, the newest indexed) is one the entry is
+    about, so the entry (cause, fix) leads and the facts of that release follow it."""
+    a = _assistant(tmp_path, embedder, wheels, None)
+    answer = a.ask("vllm serve fails: vllm: error: unrecognized arguments: --enable-reasoning")
+    assert not answer.abstained
+    assert answer.citations[0].id == "enable-reasoning-flag-removed", answer.citations
+    assert "--reasoning-parser" in answer.lead  # the entry's fix
+    assert f"does not exist in vLLM {NEW}" in answer.lead  # the code fact, after it
+
+
 @pytest.fixture
 def wheels(tmp_path):
     from tests.release.small_wheel import build_wheel

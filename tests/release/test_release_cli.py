@@ -43,6 +43,24 @@ def test_sync_from_the_package_index_then_again_does_nothing(tmp_path, wheels):
     assert listed.stdout.startswith("0.99.0\t3 env vars\t9 flags\t8 sites")
 
 
+def test_a_release_indexed_in_an_older_format_is_listed_as_stale_and_read_again_by_the_next_sync(tmp_path, wheels):
+    import gzip
+    import json
+
+    idx = tmp_path / "idx"
+    assert run(["sync", str(wheels["0.99.0"]), "--index-dir", str(idx)]).returncode == 0
+    stored = idx / "releases" / "vllm-0.99.0.json.gz"
+    with gzip.open(stored, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    with gzip.open(stored, "wt", encoding="utf-8") as fh:  # as an earlier version of the assistant wrote it
+        json.dump({**data, "format": 1}, fh)
+    listed = run(["releases", "--index-dir", str(idx)])
+    assert listed.returncode == 0 and listed.stdout == "0.99.0\tindexed by an older version of the assistant: sync it again\n"
+    again = run(["sync", str(wheels["0.99.0"]), "--index-dir", str(idx)])
+    assert again.returncode == 0 and "already indexed" not in again.stdout  # read again, not skipped
+    assert run(["releases", "--index-dir", str(idx)]).stdout.startswith("0.99.0\t3 env vars\t9 flags")
+
+
 def test_sync_a_wheel_file_and_a_source_tree_into_one_index(tmp_path, wheels, capsys):
     idx = str(tmp_path / "idx")
     assert main(["sync", str(wheels["0.98.0"]), "--index-dir", idx]) == 0

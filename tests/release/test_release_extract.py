@@ -80,3 +80,48 @@ def test_specs():
     assert parse_spec("vllm==0.33.0") == ReleaseSpec("pypi", "0.33.0", "0.33.0")
     assert parse_spec("0.31.0") == ReleaseSpec("pypi", "0.31.0", "0.31.0")
     assert parse_spec("installed").kind == "installed"
+
+
+ARG_UTILS = '''
+import argparse
+
+
+class AsyncEngineArgs:
+    @staticmethod
+    def add_cli_args(parser):
+        parser.add_argument(
+            "--enable-log-requests",
+            action=argparse.BooleanOptionalAction,
+            default=False,
+            help="Enable logging request information.",
+        )
+        parser.add_argument("--headless-mode", action="store_true", help="Run without a head.")
+        return parser
+'''
+CLI_MAIN = '''
+import argparse
+import importlib.metadata
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(description="vLLM CLI")
+    parser.add_argument("-v", "--version", action="version", version=importlib.metadata.version("vllm"))
+    return parser
+'''
+
+
+def test_boolean_optional_flags_and_the_vllm_commands_own_options():
+    """`action=argparse.BooleanOptionalAction` is a boolean with a `--no-` form (0.33.0's `--enable-log-requests`);
+    `vllm --version` is an option of the command itself (vllm/entrypoints/cli/main.py), not of the engine."""
+    from assistant.release.extract import ARG_FILE, CLI_MAIN as MAIN_PATH, assemble, extract_file
+    from assistant.release.knowledge import _Release
+
+    files = [extract_file(ARG_FILE, ARG_UTILS, NEW), extract_file(MAIN_PATH, CLI_MAIN, NEW)]
+    facts = assemble(NEW, "test", files, len(files))
+    flags = {f.flag: f for f in facts.flags}
+    assert flags["--enable-log-requests"].type == "bool"
+    assert flags["--version"].aliases == ("-v",)
+    release = _Release(facts)
+    assert release.flag("--no-enable-log-requests") is flags["--enable-log-requests"]
+    assert release.flag("--version") is not None
+    assert release.flag("--no-version") is None  # not a boolean
