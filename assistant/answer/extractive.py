@@ -407,16 +407,16 @@ def code_first(
     counts as not quoted); Q&A and issues always lead: they are about an error. So does a curated entry, unless
     it concerns certain releases and the user has not said theirs (`applicability` of the entry: its version
     check unknown): a regression of one old release must not stand in for the site of the release they run. An
-    entry known by the very message the user pasted (its error check applies) whose releases include the one the
-    code facts are read from (the release they are assumed to run: a flag removed in 0.10.0, the facts of 0.33.0)
-    is about their error on that release, and leads.
+    entry about the user's problem (the message they pasted, or the symptom they name: its error or symptom check
+    applies) whose releases include the one the code facts are read from (the release they are assumed to run: a
+    flag removed in 0.10.0, the facts of 0.33.0) is about their problem on that release, and leads.
     """
     if primary.chunk.kind == "entry":  # the site, or the flag / env var facts of the release they are assumed to run
         version_unknown = applicability is not None and any(c.detail == "version" for c in applicability.unknown)
-        quoted = applicability is not None and any(
-            c.detail == "error" and c.verdict == "applies" for c in applicability.checks
+        about_problem = applicability is not None and any(
+            c.detail in ("error", "symptom") and c.verdict == "applies" for c in applicability.checks
         )
-        if version_unknown and quoted and _covers_release(primary.chunk.entry, findings):
+        if version_unknown and about_problem and _covers_release(primary.chunk.entry, findings):
             return False
         attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
         return version_unknown and (attributed or (_answers(findings, asked) and not (findings and findings.sites)))

@@ -225,3 +225,23 @@ def test_an_entry_covers_the_release_of_the_code_facts_only_where_every_version_
     )  # fmt: skip
     findings = Findings(indexed=(release,) if release else (), stated=None, release=release)
     assert _covers_release(entry, findings) is covers
+
+
+@pytest.mark.parametrize(
+    "question, entry_leads",
+    [
+        ("with --enable-reasoning I get vllm: error: unrecognized arguments: --enable-reasoning", True),  # its message
+        ("how do I get reasoning output from Qwen3 with --reasoning-parser?", False),  # not its problem: facts lead
+    ],
+)
+def test_an_entry_about_the_problem_on_the_assumed_release_leads_over_the_code_facts(question, entry_leads):
+    from assistant.answer.extractive import assess_hit, code_first
+    from assistant.release.knowledge import Findings, NameFact
+    from assistant.text.setup import extract_setup
+
+    hit = _entry_hit(REPO_ROOT / "corpus/entries/enable-reasoning-flag-removed.yaml")  # introduced_in 0.10.0
+    absent = NameFact(name="--enable-reasoning", kind="flag", present=(), absent=("0.33.0",))
+    findings = Findings(indexed=("0.33.0",), stated=None, release="0.33.0", names=(absent,))
+    app = assess_hit(hit, extract_setup(question), question)
+    assert any(c.detail == "version" for c in app.unknown)  # no release named
+    assert code_first(hit, findings, app, frozenset({"--enable-reasoning"})) is not entry_leads
