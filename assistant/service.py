@@ -379,18 +379,14 @@ class Assistant:
             neighbours=self._neighbours,
         )
 
-    def _extractive(self, question: str, history: list[Turn] | None, k: int | None, vllm_version: str | None):
-        """(query, the hits an LLM may use, the extractive answer, the release check, the rerank outcome)."""
-        prepared = self.prepare(question, history, k, vllm_version)
-        return prepared.query, prepared.usable(), prepared.compose(), prepared.check, prepared.rerank
-
     def ask(
         self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
     ) -> Answer:
-        query, usable, answer, check, rerank = self._extractive(question, history, k, vllm_version)
+        p = self.prepare(question, history, k, vllm_version)
+        answer = p.compose()
         if not self._generative(answer):
-            return with_rerank(answer, rerank)
-        return with_rerank(self.writer.write(query, usable, answer, history, check), rerank)
+            return with_rerank(answer, p.rerank)
+        return with_rerank(self.writer.write(p.query, p.usable(), answer, history, p.check), p.rerank)
 
     def stream(
         self, question: str, history: list[Turn] | None = None, k: int | None = None, vllm_version: str | None = None
@@ -401,13 +397,14 @@ class Assistant:
         final Answer (verified, or the extractive fallback) may differ from the streamed text. The deltas
         never carry the sources: each face renders them from the final Answer's citations.
         """
-        query, usable, answer, check, rerank = self._extractive(question, history, k, vllm_version)
+        p = self.prepare(question, history, k, vllm_version)
+        answer = p.compose()
         if not self._generative(answer):
             yield answer.body
-            yield with_rerank(answer, rerank)
+            yield with_rerank(answer, p.rerank)
             return
-        for item in self.writer.stream(query, usable, answer, history, check):
-            yield with_rerank(item, rerank) if isinstance(item, Answer) else item
+        for item in self.writer.stream(p.query, p.usable(), answer, history, p.check):
+            yield with_rerank(item, p.rerank) if isinstance(item, Answer) else item
 
 
 @dataclasses.dataclass(frozen=True)

@@ -95,10 +95,9 @@ class AsyncEngineArgs:
             default=False,
             help="Enable logging request information.",
         )
-        parser.add_argument("--headless-mode", action="store_true", help="Run without a head.")
         return parser
 '''
-CLI_MAIN = '''
+CLI_MAIN_SOURCE = '''
 import argparse
 import importlib.metadata
 
@@ -113,10 +112,10 @@ def _build_parser():
 def test_boolean_optional_flags_and_the_vllm_commands_own_options():
     """`action=argparse.BooleanOptionalAction` is a boolean with a `--no-` form (0.33.0's `--enable-log-requests`);
     `vllm --version` is an option of the command itself (vllm/entrypoints/cli/main.py), not of the engine."""
-    from assistant.release.extract import ARG_FILE, CLI_MAIN as MAIN_PATH, assemble, extract_file
+    from assistant.release.extract import ARG_FILE, CLI_MAIN, assemble, extract_file
     from assistant.release.knowledge import _Release
 
-    files = [extract_file(ARG_FILE, ARG_UTILS, NEW), extract_file(MAIN_PATH, CLI_MAIN, NEW)]
+    files = [extract_file(ARG_FILE, ARG_UTILS, NEW), extract_file(CLI_MAIN, CLI_MAIN_SOURCE, NEW)]
     facts = assemble(NEW, "test", files, len(files))
     flags = {f.flag: f for f in facts.flags}
     assert flags["--enable-log-requests"].type == "bool"
