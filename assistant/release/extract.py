@@ -436,6 +436,17 @@ def _choices(typ: str | None, aliases: dict[str, tuple[str, ...]]) -> tuple[str,
     return tuple(dict.fromkeys(found))
 
 
+def negatable_type(typ: str | None) -> bool:
+    """Whether vLLM's `get_kwargs` gives a config field of this annotation `argparse.BooleanOptionalAction` (so
+    `--no-<flag>` exists): a type with `bool` in it, but `bool | str | None` (bare flag True, else a string)."""
+    if not typ:
+        return False
+    members = {m.strip() for m in re.split(r"[|\[\],]", typ) if m.strip()} - {"Optional", "Union"}
+    if "Optional[" in typ:
+        members.add("None")
+    return "bool" in members and members != {"bool", "str", "None"}
+
+
 def assemble(version: str, origin: str, files: list[FileFacts], n_files: int) -> ReleaseFacts:
     """Join per-file facts: resolve each flag's config field through the class hierarchy."""
     classes: dict[str, ClassFields] = {}
@@ -490,7 +501,11 @@ def assemble(version: str, origin: str, files: list[FileFacts], n_files: int) ->
                     choices = _choices(ftype, aliases)
             action = call.explicit.get("action", "")
             if (action in ("store_true", "store_false") or action.endswith("BooleanOptionalAction")) and not typ:
-                typ = "bool"  # BooleanOptionalAction also accepts `--no-<flag>`
+                typ = "bool"
+            # `--no-<flag>`: an explicit BooleanOptionalAction, or a config field's kwargs (vLLM's get_kwargs gives
+            # its boolean fields that action); an explicit store_true / store_false has no negative form.
+            from_field = not action and fieldref is not None
+            negatable = action.endswith("BooleanOptionalAction") or (from_field and negatable_type(typ))
             flags[long] = Flag(
                 release=version,
                 flag=long,
@@ -502,6 +517,7 @@ def assemble(version: str, origin: str, files: list[FileFacts], n_files: int) ->
                 path=path,
                 line=line,
                 field=fieldref,
+                negatable=negatable,
             )
         for served in f.served:
             for name, (cls, (ftype, fdefault, fdoc, fline)) in all_fields(served).items():
@@ -521,6 +537,7 @@ def assemble(version: str, origin: str, files: list[FileFacts], n_files: int) ->
                         path=cls.path,
                         line=fline,
                         field=f"{cls.name}.{name}",
+                        negatable=negatable_type(ftype),
                     ),
                 )
     env_vars = [e for f in files for e in f.env_vars]

@@ -81,19 +81,19 @@ class _Release:
         return frozenset(norm(s.template.render()) for s in self.facts.sites)
 
     def names_list(self, kind: NameKind) -> NamesList:
-        """Every env var, or every flag spelling `flag` accepts (aliases, the `--no-x` of a boolean `--x`)."""
+        """Every env var, or every flag spelling `flag` accepts (aliases, the `--no-x` of a negatable `--x`)."""
         if kind == "env":
             return NamesList(self.facts.version, kind, frozenset(self.env))
-        negative = {"--no-" + n[2:] for n, f in self.flags.items() if (f.type or "").startswith("bool")}
+        negative = {"--no-" + n[2:] for n, f in self.flags.items() if f.negatable}
         return NamesList(self.facts.version, kind, frozenset(self.flags) | frozenset(negative))
 
     def flag(self, name: str) -> Flag | None:
-        """A flag by any of its names; `--no-x` is the negative form of a boolean `--x`."""
+        """A flag by any of its names; `--no-x` is the negative form of a `--x` with BooleanOptionalAction."""
         name = canonical_flag(name)  # `--max_model_len` is `--max-model-len` to vLLM's parser
         found = self.flags.get(name)
         if found is None and name.startswith("--no-"):
             base = self.flags.get("--" + name[5:])
-            if base is not None and (base.type or "").startswith("bool"):
+            if base is not None and base.negatable:
                 return base
         return found
 

@@ -117,6 +117,7 @@ class Flag:
     path: str  # where the help text is written (the config dataclass field, or the add_argument call)
     line: int
     field: str | None = None  # e.g. CacheConfig.gpu_memory_utilization
+    negatable: bool = False  # `--no-<flag>` exists too (argparse.BooleanOptionalAction); a store_true flag has none
 
     @property
     def url(self) -> str:

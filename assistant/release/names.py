@@ -20,7 +20,7 @@ class ReleaseNames:
     version: str
     env_vars: frozenset[str]
     flags: frozenset[str]  # every spelling: `--x`, its aliases
-    bool_flags: frozenset[str]  # flags that may take the `--no-x` form (boolean, or of a type not read)
+    bool_flags: frozenset[str]  # flags that may take the `--no-x` form (BooleanOptionalAction, or a type not read)
 
     def has_flag(self, name: str) -> bool:
         name = canonical_flag(name)
@@ -38,7 +38,7 @@ def release_names(source: SourceFiles) -> ReleaseNames:
     files = [extract_file(p, source.read(p), source.version) for p in paths]
     facts = assemble(source.version, source.origin, files, len(paths))
     flags = frozenset(name for f in facts.flags for name in (f.flag, *f.aliases))
-    # vLLM gives every boolean config field argparse.BooleanOptionalAction; a field whose type was not resolved
-    # through its config class may be one of them.
-    bools = frozenset(f.flag for f in facts.flags if f.type is None or f.type.startswith("bool"))
+    # `--no-x` for a flag with argparse.BooleanOptionalAction (vLLM gives it to its boolean config fields); a flag
+    # whose type was not resolved through its config class may be one of them.
+    bools = frozenset(f.flag for f in facts.flags if f.negatable or f.type is None)
     return ReleaseNames(source.version, frozenset(e.name for e in facts.env_vars), flags, bools)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from assistant.release.fetch import parse_spec
 from assistant.release.models import ReleaseSpec
 
@@ -95,6 +97,11 @@ class AsyncEngineArgs:
             default=False,
             help="Enable logging request information.",
         )
+        parser.add_argument(
+            "--disable-log-stats",
+            action="store_true",
+            help="Disable logging statistics.",
+        )
         return parser
 '''
 CLI_MAIN_SOURCE = '''
@@ -124,3 +131,29 @@ def test_boolean_optional_flags_and_the_vllm_commands_own_options():
     assert release.flag("--no-enable-log-requests") is flags["--enable-log-requests"]
     assert release.flag("--version") is not None
     assert release.flag("--no-version") is None  # not a boolean
+    # store_true: a boolean with no negative form (argparse rejects `--no-disable-log-stats`)
+    assert flags["--disable-log-stats"].type == "bool" and not flags["--disable-log-stats"].negatable
+    assert release.flag("--disable-log-stats") is not None and release.flag("--no-disable-log-stats") is None
+    names = release.names_list("flag").names
+    assert "--no-enable-log-requests" in names and "--no-disable-log-stats" not in names
+
+
+@pytest.mark.parametrize(
+    "annotation, negatable",
+    [
+        ("bool", True),
+        ("bool | None", True),
+        ("Optional[bool]", True),
+        ("bool | str | None", False),  # vLLM's optional-valued flag: bare -> True, else the string
+        ("Optional[bool | str]", False),
+        ("int", False),
+        ("Literal['auto', 'fp8']", False),
+        (None, False),
+    ],
+)
+def test_which_config_field_types_get_a_no_form(annotation, negatable):
+    """vLLM's get_kwargs gives a config field whose type holds `bool` argparse.BooleanOptionalAction, except
+    `bool | str | None` (vllm/engine/arg_utils.py, 0.33.0)."""
+    from assistant.release.extract import negatable_type
+
+    assert negatable_type(annotation) is negatable
