@@ -49,6 +49,11 @@ def cmd_releases(args: argparse.Namespace) -> int:
     if args.diff:
         old, new = (release_version(v) for v in args.diff)
         for v in (old, new):
+            if v in store.stale():
+                raise AssistantError(
+                    f"vLLM {v} was indexed by an older version of the assistant: sync it again "
+                    f"(python -m assistant sync vllm=={v})"
+                )
             if not store.has(v):
                 raise AssistantError(f"vLLM {v} is not indexed; indexed: {', '.join(store.versions()) or 'none'}")
         print(diff_releases(store.load(old), store.load(new)).render())

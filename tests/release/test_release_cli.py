@@ -56,6 +56,9 @@ def test_a_release_indexed_in_an_older_format_is_listed_as_stale_and_read_again_
         json.dump({**data, "format": 1}, fh)
     listed = run(["releases", "--index-dir", str(idx)])
     assert listed.returncode == 0 and listed.stdout == "0.99.0\tindexed by an older version of the assistant: sync it again\n"
+    diff = run(["releases", "--diff", "0.99.0", "0.99.0", "--index-dir", str(idx)])  # says why, not "not indexed"
+    assert diff.returncode != 0 and "indexed by an older version of the assistant: sync it again" in diff.stderr
+    assert "Traceback" not in diff.stderr and "not indexed" not in diff.stderr
     again = run(["sync", str(wheels["0.99.0"]), "--index-dir", str(idx)])
     assert again.returncode == 0 and "already indexed" not in again.stdout  # read again, not skipped
     assert run(["releases", "--index-dir", str(idx)]).stdout.startswith("0.99.0\t3 env vars\t9 flags")
