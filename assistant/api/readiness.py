@@ -16,6 +16,7 @@ import threading
 import time
 
 from assistant.errors import AssistantError, StoreUnavailableError
+from assistant.index.embedder import every_core
 from assistant.index.health import check_index
 from assistant.index.probe import probe_vector_index
 from assistant.service import Assistant
@@ -178,7 +179,8 @@ class Readiness:
             self.detail = message
             log.info("index progress", extra={"progress": message})
 
-        prepared = assistant.prepare_index(progress=progress)  # the eval's release corpus is built by the same call
+        with every_core():  # nothing is answered before ready, so the first start's build takes both cores
+            prepared = assistant.prepare_index(progress=progress)  # the eval's release corpus is built by the same call
         if prepared.index is not None:
             log.info("index built", extra={"summary": prepared.index.summary()})
         for synced in prepared.releases:

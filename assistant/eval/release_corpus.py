@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assistant.errors import ConfigError, ReleaseError, SyncError
+from assistant.index.embedder import every_core
 from assistant.models import Chunk
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT, Settings
@@ -46,7 +47,13 @@ def build_release_index(assistant: Assistant, progress: Progress = lambda _m: No
     The curated corpus is ingested first (incrementally: an edited entry is re-embedded, a cached index gets it
     too; on an empty index this is what the first start of `make run` does), then `Assistant.prepare_index`, the
     server's own start-up step, adds the release's code facts and docs. A release that cannot be read fails the
-    eval instead of scoring a smaller corpus than the one users get."""
+    eval instead of scoring a smaller corpus than the one users get. Built on every core (`every_core`): no
+    question is answered until it is done, so the one-thread rule of served queries does not apply."""
+    with every_core():
+        _build_release_index(assistant, progress)
+
+
+def _build_release_index(assistant: Assistant, progress: Progress) -> None:
     settings = assistant.settings
     report = assistant.ingest(
         [settings.corpus_dir], progress=lambda m: None if m.startswith("skipped") else progress(m)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -137,6 +139,33 @@ def apply_torch_threads(settings: Settings) -> int:
 
         threadpool_limits(limits=settings.torch_threads, user_api="blas")
     return torch.get_num_threads()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container may narrow below the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity call on this platform
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def every_core() -> Iterator[int]:
+    """PyTorch and BLAS on every usable core for a build nothing waits on (an index built before the server is
+    ready, the eval's index), then back to the caller's counts. `apply_torch_threads` keeps a served query on one
+    thread so that concurrent requests do not wait on each other; a build has no such neighbour, and MiniLM on
+    two threads embeds make run's docs in 0.6 of the time (benchmarks/results-index-build.md). PyTorch's count
+    is process-wide: use this only while nothing else embeds."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    before, cores = torch.get_num_threads(), usable_cores()
+    torch.set_num_threads(cores)
+    try:
+        with threadpool_limits(limits=cores, user_api="blas"):
+            yield cores
+    finally:
+        torch.set_num_threads(before)
 
 
 def make_embedder(settings: Settings) -> Embedder:

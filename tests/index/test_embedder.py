@@ -79,3 +79,25 @@ def test_the_setting_decides_the_precision():
     assert embedding_bf16(Settings(embedding_bf16="auto")) is native_bf16()
     assert make_embedder(Settings(embedding_bf16="off")).bf16 is False
     assert SentenceTransformerEmbedder(DEFAULT_EMBEDDING_MODEL).bf16 is native_bf16()
+
+
+def test_a_build_runs_on_every_core_and_gives_the_served_thread_count_back():
+    """`every_core` (an index built before anything is answered) raises PyTorch's and BLAS's threads to the usable
+    cores and restores the caller's counts afterwards, after a failure too."""
+    import torch
+    from threadpoolctl import threadpool_info
+
+    from assistant.index.embedder import every_core, usable_cores
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with every_core() as n:
+            assert n == usable_cores() == torch.get_num_threads()
+            assert all(p["num_threads"] == n for p in threadpool_info() if p["user_api"] == "blas")
+        assert torch.get_num_threads() == 1
+        with pytest.raises(RuntimeError), every_core():
+            raise RuntimeError("the build failed")
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
