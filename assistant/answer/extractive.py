@@ -33,11 +33,11 @@ from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
-from assistant.release.knowledge import Findings
+from assistant.release.knowledge import Findings, NameFact
 from assistant.retrieval.versions import same_minor
 from assistant.text.commands import canonical_flag
 from assistant.text.injection import find_instructions
-from assistant.text.problem import problem_names
+from assistant.text.problem import problem_names, questioned_names
 from assistant.text.setup import UserSetup, extract_setup
 
 _MAX_SEE_ALSO = 2
@@ -352,18 +352,34 @@ def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> l
     return lines
 
 
-def _answers(findings: Findings | None, asked: frozenset[str] | None = None) -> bool:
-    """Whether code facts alone make an answer: a matched raise site, or a vLLM env var / flag the problem names.
+def _answers(findings: Findings | None, asked: frozenset[str] | None = None, questioned: frozenset[str] | None = None) -> bool:
+    """Whether code facts alone make an answer: a matched raise site, or a vLLM env var / flag the problem names
+    about which the release says something the user may not know, or which they ask about.
 
     `asked`: the names the problem part states (`problem.problem_names`); a flag only the user's own command line
     passes is their setup, and what the source says about it does not answer their problem. None: every name.
+    `questioned`: the names the message asks about (`problem.questioned_names`). A name every indexed release has,
+    with one default, answers only a question about it ("what does --x default to?"): its help text does not answer
+    a report that it misbehaves ("--x uses twice the memory", "VLLM_X=1 is silently ignored"). A name missing from a
+    release, or whose default changed, is news either way. None: every name is asked about.
     """
     if findings is None:
         return False
-    return bool(findings.sites) or any(
-        (f.kind == "flag" or f.name.startswith("VLLM_")) and (asked is None or canonical_flag(f.name) in asked)
-        for f in findings.names
-    )
+    if findings.sites:
+        return True
+    for f in findings.names:
+        name = canonical_flag(f.name)
+        if not (f.kind == "flag" or f.name.startswith("VLLM_")) or (asked is not None and name not in asked):
+            continue
+        if _news(f) or questioned is None or name in questioned:
+            return True
+    return False
+
+
+def _news(fact: NameFact) -> bool:
+    """Whether the releases' facts about a name say more than its help text: it is missing from one, or its default
+    differs between them."""
+    return bool(fact.absent) or len({i.default for i in fact.present}) > 1
 
 
 def _see_also(related: Sequence[Hit], query: Query, lang: Lang, citations: list[Citation]) -> list[str]:
@@ -398,6 +414,7 @@ def code_first(
     findings: Findings | None,
     applicability: Applicability | None = None,
     asked: frozenset[str] | None = None,
+    questioned: frozenset[str] | None = None,
 ) -> bool:
     """Whether the raise site a pasted error comes from explains it better than the docs section found.
 
@@ -419,7 +436,7 @@ def code_first(
         if version_unknown and about_problem and _covers_release(primary.chunk.entry, findings):
             return False
         attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
-        return version_unknown and (attributed or (_answers(findings, asked) and not (findings and findings.sites)))
+        return version_unknown and (attributed or (_answers(findings, asked, questioned) and not (findings and findings.sites)))
     if findings is None or not findings.sites or primary.chunk.kind != "doc":
         return False
     best = findings.sites[0]
@@ -458,12 +475,13 @@ def compose(
     if setup.driver:  # another framework builds vLLM's engine for the user: its option is the fix, not vLLM's
         return abstain(query, hits, p, setup, DRIVEN[query.lang].format(name=setup.driver))
     asked = problem_names(query.text)
-    if p.primary is None and not _answers(findings, asked):
+    questioned = questioned_names(query.text)
+    if p.primary is None and not _answers(findings, asked, questioned):
         return abstain(query, hits, p, setup)
     lang = query.lang
     primary = p.primary
     citations: list[Citation] = []
-    if primary is not None and code_first(primary, findings, assess_hit(primary, setup, query.text), asked):
+    if primary is not None and code_first(primary, findings, assess_hit(primary, setup, query.text), asked, questioned):
         p = dataclasses.replace(p, primary=None, related=(primary,))
         primary = None
     if primary is None:  # the release's code facts answer alone

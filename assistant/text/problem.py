@@ -71,3 +71,26 @@ def problem_names(text: str, paste: bool | None = None) -> frozenset[str]:
         scope = text
     found = extract_signals(scope)
     return frozenset(canonical_flag(n.split("=", 1)[0]) for n in (*found.flags, *found.env_vars))
+
+
+# A sentence ends at . ! ? followed by a space, at a Chinese full stop, exclamation or question mark (Chinese runs
+# sentences on without a space), or at a line break.
+_CLAUSE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
+_ASKS_EN = re.compile(
+    r"^\W*(what|what's|how|which|why|where|when|does|do|did|is|are|can|could|should|would|will|shall|any)\b",
+    re.IGNORECASE,
+)
+_ASKS_ZH = re.compile(r"什么|怎么|怎样|如何|为什么|为何|哪|是否|能否|可否|吗|呢")
+
+
+def questioned_names(text: str) -> frozenset[str]:
+    """The flags and env vars the message asks about: named in a sentence that asks ("what does --x default to?",
+    "how do I set VLLM_X", "VLLM_X 是什么"), not in one that reports ("--x uses twice the memory it asks for",
+    "VLLM_X=1 is silently ignored") nor in a command line. Flags as vLLM's parser spells them."""
+    asking = []
+    for sentence in _CLAUSE_END.split(without_commands(text)):
+        s = sentence.strip()
+        if s and (s.endswith(("?", "？")) or _ASKS_EN.search(s) or _ASKS_ZH.search(s)):
+            asking.append(s)
+    found = extract_signals("\n".join(asking))
+    return frozenset(canonical_flag(n.split("=", 1)[0]) for n in (*found.flags, *found.env_vars))

@@ -245,3 +245,38 @@ def test_an_entry_about_the_problem_on_the_assumed_release_leads_over_the_code_f
     app = assess_hit(hit, extract_setup(question), question)
     assert any(c.detail == "version" for c in app.unknown)  # no release named
     assert code_first(hit, findings, app, frozenset({"--enable-reasoning"})) is not entry_leads
+
+
+def _flag_facts(default_new: str = "0", absent: tuple[str, ...] = ()):
+    from assistant.release.knowledge import Findings, NameFact
+    from assistant.release.models import Flag
+
+    def flag(release: str, default: str) -> Flag:
+        help_text = "The space in GiB to offload to CPU, per GPU."
+        return Flag(release, "--cpu-offload-gb", (), "float", default, (), help_text, "vllm/config/cache.py", 90)
+
+    present = (flag("0.32.0", "0"), flag("0.33.0", default_new))
+    fact = NameFact(name="--cpu-offload-gb", kind="flag", present=present, absent=absent)
+    return Findings(indexed=("0.32.0", "0.33.0", *absent), stated=None, release="0.33.0", names=(fact,))
+
+
+@pytest.mark.parametrize(
+    "question, findings, answers",
+    [
+        # the flag's help text, the same in every release, answers a question about the flag ...
+        ("What does --cpu-offload-gb do, and what is its default?", _flag_facts(), True),
+        ("--cpu-offload-gb 是什么意思？", _flag_facts(), True),
+        # ... not a report that it misbehaves: that is a problem no source here addresses
+        ("[Bug]: --cpu-offload-gb uses about twice the host memory it asks for", _flag_facts(), False),
+        ("--cpu-offload-gb 设置了以后主机内存占用是设置值的两倍。", _flag_facts(), False),
+        # what the releases say beyond the help text answers a report too: a default that changed, a missing release
+        ("[Bug]: --cpu-offload-gb uses about twice the host memory it asks for", _flag_facts(default_new="4"), True),
+        ("[Bug]: --cpu-offload-gb uses about twice the host memory it asks for", _flag_facts(absent=("0.34.0",)), True),
+    ],
+)
+def test_flag_facts_alone_answer_a_question_about_the_flag_not_a_report_that_it_misbehaves(
+    question, findings, answers
+):
+    answer = compose(analyze(question), [], 0.5, findings=findings)
+    assert answer.abstained is not answers, answer.body
+    assert ("`--cpu-offload-gb`" in answer.body) is answers

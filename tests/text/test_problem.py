@@ -1,6 +1,6 @@
 """The problem part of a message apart from its setup: the names a problem states, not those its command passes."""
 
-from assistant.text.problem import problem_names, problem_part, without_commands
+from assistant.text.problem import problem_names, problem_part, questioned_names, without_commands
 
 COMMAND = (
     "CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve /models/glm \\\n    --tensor-parallel-size 4 \\\n    --max-model-len 16384"
@@ -51,3 +51,15 @@ def test_problem_scope_of_a_paste_is_its_title_errors_and_questions_not_its_fram
     scope = problem_scope(paste)
     assert "engine dies after warmup" in scope and "illegal memory access" in scope and "workaround?" in scope
     assert "worker_3" not in scope and "--enable-prefix-caching" not in scope
+
+
+def test_the_names_a_message_asks_about_are_those_of_its_asking_sentences():
+    assert questioned_names("what does --max-num-seqs default to?") == {"--max-num-seqs"}
+    assert questioned_names("How do I set VLLM_HOST_IP on each node") == {"VLLM_HOST_IP"}
+    assert questioned_names("VLLM_USE_MODELSCOPE 是什么意思") == {"VLLM_USE_MODELSCOPE"}
+    # a report of what a name does wrong asks nothing about it
+    assert questioned_names("[Bug]: --cpu-offload-gb uses twice the host memory it asks for") == frozenset()
+    assert questioned_names("VLLM_SOME_FLAG=1 is silently ignored on ROCm. Any idea why?") == frozenset()
+    # Chinese runs sentences on without a space: the name's own sentence decides
+    assert questioned_names("export VLLM_USE_MODELSCOPE=true 就能下载了。还有别的原因呢？") == frozenset()
+    assert questioned_names(f"{COMMAND}\nWhy does it hang?") == frozenset()  # the command line is setup
