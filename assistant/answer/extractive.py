@@ -352,7 +352,9 @@ def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> l
     return lines
 
 
-def _answers(findings: Findings | None, asked: frozenset[str] | None = None, questioned: frozenset[str] | None = None) -> bool:
+def _answers(
+    findings: Findings | None, asked: frozenset[str] | None = None, questioned: frozenset[str] | None = None
+) -> bool:
     """Whether code facts alone make an answer: a matched raise site, or a vLLM env var / flag the problem names
     about which the release says something the user may not know, or which they ask about.
 
@@ -436,7 +438,8 @@ def code_first(
         if version_unknown and about_problem and _covers_release(primary.chunk.entry, findings):
             return False
         attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
-        return version_unknown and (attributed or (_answers(findings, asked, questioned) and not (findings and findings.sites)))
+        names_answer = _answers(findings, asked, questioned) and not (findings and findings.sites)
+        return version_unknown and (attributed or names_answer)
     if findings is None or not findings.sites or primary.chunk.kind != "doc":
         return False
     best = findings.sites[0]
