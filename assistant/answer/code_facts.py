@@ -53,6 +53,21 @@ LABELS = {
         "flag": "flag",
         "default": "default",
         "choices": "choices",
+        "known_head": "What vLLM {release} accepts",
+        "kinds": {
+            "architecture": "a model architecture",
+            "quantization": "a quantization method",
+            "tool_parser": "a tool-call parser",
+            "reasoning_parser": "a reasoning parser",
+        },
+        "accepted": "`{name}` is {kind} vLLM {release} supports ({where}) [{n}]. Your error says the vLLM you run "
+        "does not know it, so it predates the release that added `{name}`: upgrade vLLM (vLLM {release} has it{use}).",
+        "use": "; pass it as `{flag} {name}`",
+        "known_removed": "`{name}` is a model architecture vLLM served until v{last} and no longer does "
+        "({where}) [{n}]: "
+        "run this model on vLLM {last} or older.",
+        "known_plugin": "`{name}` is served by an out-of-tree plugin, not by vLLM {release} itself ({where}) [{n}]: "
+        "install the plugin, {url}",
     },
     "zh": {
         "where": "vLLM 源码中抛出此错误的位置",
@@ -80,6 +95,18 @@ LABELS = {
         "flag": "参数",
         "default": "默认值",
         "choices": "可选值",
+        "known_head": "vLLM {release} 支持的名称",
+        "kinds": {
+            "architecture": "模型架构",
+            "quantization": "量化方法",
+            "tool_parser": "工具调用解析器",
+            "reasoning_parser": "推理解析器",
+        },
+        "accepted": "`{name}` 是 vLLM {release} 支持的{kind}（{where}）[{n}]。你的报错说明你运行的 vLLM 不认识它，"
+        "也就是早于加入 `{name}` 的版本：请升级 vLLM（vLLM {release} 已支持{use}）。",
+        "use": "，用法 `{flag} {name}`",
+        "known_removed": "`{name}` 这个模型架构 vLLM 支持到 v{last}，之后已不再支持（{where}）[{n}]：请用 vLLM {last} 或更早的版本运行该模型。",
+        "known_plugin": "`{name}` 由树外插件提供，而不是 vLLM {release} 本身（{where}）[{n}]：请安装插件 {url}",
     },
 }
 
@@ -205,6 +232,28 @@ def name_lines(facts: tuple[NameFact, ...], f: Findings, lang: Lang, n: int) -> 
             changes = ", ".join(f"`{d}` in {r}" for r, d in defaults)
             text += "; " + L["default_changed"].format(changes=changes)
         lines.append(text)
+    return CodeSection(lines, citations)
+
+
+def known_lines(f: Findings, lang: Lang, n: int) -> CodeSection:
+    """One line per name the user's error refuses that the release knows (`Findings.known`), cited [n], [n+1], …"""
+    L = LABELS[lang]
+    release = f.known[0].release
+    lines = [f"**{L['known_head'].format(release=release)}:**"]
+    citations: list[Citation] = []
+    for i, k in enumerate(f.known):
+        num = n + i
+        citations.append(Citation(num, k.id, f"`{k.name}` (vLLM {k.release})", k.url))
+        where = f"`{k.path}`, {L['line']} {k.line}"
+        if k.kind == "removed_architecture":
+            text = L["known_removed"].format(name=k.name, last=k.note, where=where, n=num)
+        elif k.kind == "plugin_architecture":
+            text = L["known_plugin"].format(name=k.name, release=release, where=where, n=num, url=k.note)
+        else:
+            use = L["use"].format(flag=k.flag, name=k.name) if k.flag else ""
+            kind = L["kinds"][k.kind]
+            text = L["accepted"].format(name=k.name, kind=kind, release=release, where=where, n=num, use=use)
+        lines.append(f"- {text}")
     return CodeSection(lines, citations)
 
 

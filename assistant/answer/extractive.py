@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from assistant.answer import scope
 from assistant.answer.applicability import Applicability, assess, check_versions
-from assistant.answer.code_facts import checked_lines, fixed_in_line, name_lines, site_lines
+from assistant.answer.code_facts import checked_lines, fixed_in_line, known_lines, name_lines, site_lines
 from assistant.answer.collect import missing_details, read_as
 from assistant.answer.passages import BlockScorer, block_scores, select
 from assistant.answer.text import (
@@ -336,7 +336,8 @@ def refusal_text(query: Query, setup: UserSetup) -> str | None:
 
 
 def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> list[str]:
-    """The release's code facts (raise site, named env vars and flags), numbered after `citations`."""
+    """The release's code facts (raise site, named env vars and flags, names the error refuses that the release
+    knows), numbered after `citations`."""
     if findings is None:
         return []
     lines: list[str] = []
@@ -347,6 +348,9 @@ def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> l
     if findings.names:
         sections.append(name_lines(findings.names, findings, lang, len(citations) + 1))
         citations.extend(sections[-1].citations)
+    if findings.known:
+        sections.append(known_lines(findings, lang, len(citations) + 1))
+        citations.extend(sections[-1].citations)
     for section in sections:
         lines += ([""] if lines else []) + section.lines
     return lines
@@ -355,8 +359,9 @@ def _code(findings: Findings | None, lang: Lang, citations: list[Citation]) -> l
 def _answers(
     findings: Findings | None, asked: frozenset[str] | None = None, questioned: frozenset[str] | None = None
 ) -> bool:
-    """Whether code facts alone make an answer: a matched raise site, or a vLLM env var / flag the problem names
-    about which the release says something the user may not know, or which they ask about.
+    """Whether code facts alone make an answer: a matched raise site, a name the user's error refuses that the release
+    knows (`Findings.known`), or a vLLM env var / flag the problem names about which the release says something the
+    user may not know, or which they ask about.
 
     `asked`: the names the problem part states (`problem.problem_names`); a flag only the user's own command line
     passes is their setup, and what the source says about it does not answer their problem. None: every name.
@@ -367,7 +372,7 @@ def _answers(
     """
     if findings is None:
         return False
-    if findings.sites:
+    if findings.sites or findings.known:
         return True
     for f in findings.names:
         name = canonical_flag(f.name)
@@ -440,7 +445,11 @@ def code_first(
         attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
         names_answer = _answers(findings, asked, questioned) and not (findings and findings.sites)
         return version_unknown and (attributed or names_answer)
-    if findings is None or not findings.sites or primary.chunk.kind != "doc":
+    if findings is None or primary.chunk.kind != "doc":
+        return False
+    if findings.known:  # the release's registry names what the user's vLLM refused: no section is as specific
+        return True
+    if not findings.sites:
         return False
     best = findings.sites[0]
     if not best.attributed:

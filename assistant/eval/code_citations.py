@@ -15,10 +15,10 @@ from collections.abc import Callable
 from assistant.answer.absence import names_list_title
 from assistant.models import Chunk
 from assistant.release.knowledge import ReleaseKnowledge
-from assistant.release.models import CodeSite, EnvVar, Flag, names_list_id, names_list_url
+from assistant.release.models import CodeSite, EnvVar, Flag, KnownName, names_list_id, names_list_url
 
 
-def _text(fact: CodeSite | EnvVar | Flag) -> str:
+def _text(fact: CodeSite | EnvVar | Flag | KnownName) -> str:
     fields = json.dumps(dataclasses.asdict(fact), ensure_ascii=False, default=str)
     extra: list[str] = []
     if isinstance(fact, CodeSite):  # what the answer's code lines derive from the record: the call and "no `if`"
@@ -31,9 +31,9 @@ def _text(fact: CodeSite | EnvVar | Flag) -> str:
 
 def code_fact_lookup(knowledge: ReleaseKnowledge) -> Callable[[str], Chunk | None]:
     """id -> the code fact's record as a chunk (None for an id no indexed release has); built on first use."""
-    facts: dict[str, CodeSite | EnvVar | Flag] = {}
+    facts: dict[str, CodeSite | EnvVar | Flag | KnownName] = {}
 
-    def table() -> dict[str, CodeSite | EnvVar | Flag]:
+    def table() -> dict[str, CodeSite | EnvVar | Flag | KnownName]:
         if not facts:
             for version, release in knowledge.releases().items():
                 for site in release.facts.sites:
@@ -43,6 +43,8 @@ def code_fact_lookup(knowledge: ReleaseKnowledge) -> Callable[[str], Chunk | Non
                 for flag in release.facts.flags:
                     for name in (flag.flag, *flag.aliases):
                         facts[f"vllm-{version}:{name}"] = flag
+                for known in release.facts.known:
+                    facts[known.id] = known
         return facts
 
     def names_list(cid: str) -> Chunk | None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from assistant.release.models import CodeSite, EnvVar, Flag, ReleaseFacts, Template
+from assistant.release.models import KNOWN_KINDS, CodeSite, EnvVar, Flag, KnownName, ReleaseFacts, Template
 from assistant.release.templates import log_template, template_of
 
 ENVS_FILE = "vllm/envs.py"
@@ -31,6 +31,18 @@ _LOG_LEVELS = {
 }
 _LOGGER_NAME = re.compile(r"^_?(logger|log|LOGGER|_logger)$")
 _MIN_LITERAL = 8  # a message with less literal text than this cannot be recognised in a paste
+# The files that name what a release accepts: its model registry (`_TEXT_GENERATION_MODELS = {"LlamaForCausalLM":
+# ...}`, `_PREVIOUSLY_SUPPORTED_MODELS = {"QWenLMHeadModel": "0.23.0"}`), its quantization methods
+# (`QuantizationMethods = Literal[...]`) and its parsers (`_TOOL_PARSERS_TO_REGISTER = {"hermes": ...}`; older
+# releases register each parser with `@ToolParserManager.register_module("hermes")` in its own file).
+REGISTRY_FILE = "vllm/model_executor/models/registry.py"
+QUANT_FILE = "vllm/model_executor/layers/quantization/__init__.py"
+_PARSER_DIRS = {
+    "vllm/tool_parsers/": "tool_parser",
+    "vllm/entrypoints/openai/tool_parsers/": "tool_parser",
+    "vllm/reasoning/": "reasoning_parser",
+}
+_MODEL_DICT = re.compile(r"^_[A-Z_]*_MODELS$")
 
 
 def wanted(path: str) -> bool:
@@ -75,6 +87,7 @@ class FileFacts:
     args: list[ArgCall] = field(default_factory=list)
     served: list[str] = field(default_factory=list)  # classes whose fields are all flags (FrontendArgs)
     literal_aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # X = Literal[...] in the module
+    known: list[KnownName] = field(default_factory=list)  # names the release accepts (`extract_known`)
 
 
 # --- raise and log sites ---------------------------------------------------------------------------
@@ -377,6 +390,63 @@ def _served_classes(tree: ast.Module) -> list[str]:
     return out
 
 
+# --- names the release accepts ---------------------------------------------------------------------
+
+
+def _parser_kind(path: str) -> str | None:
+    return next((kind for prefix, kind in _PARSER_DIRS.items() if path.startswith(prefix)), None)
+
+
+def _assigned(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    """`NAME = value` or `NAME: type = value` at module level: (NAME, value)."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id, node.value
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        return node.target.id, node.value
+    return None
+
+
+def _str(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def extract_known(tree: ast.Module, path: str, version: str) -> list[KnownName]:
+    """The names this file says the release accepts, each with the line that names it."""
+
+    def known(kind: str, name: str, line: int, note: str = "") -> KnownName:
+        return KnownName(version, kind, name, path, line, KNOWN_KINDS[kind], note)
+
+    out: list[KnownName] = []
+    parser = _parser_kind(path)
+    for node in tree.body:
+        got = _assigned(node)
+        if got is None:
+            continue
+        name, value = got
+        if path == REGISTRY_FILE and _MODEL_DICT.match(name) and isinstance(value, ast.Dict):
+            kind = {
+                "_PREVIOUSLY_SUPPORTED_MODELS": "removed_architecture",
+                "_OOT_SUPPORTED_MODELS": "plugin_architecture",
+            }
+            for key, val in zip(value.keys, value.values):
+                arch = _str(key)
+                if arch:
+                    out.append(known(kind.get(name, "architecture"), arch, key.lineno, _str(val) or ""))
+        elif path == QUANT_FILE and name == "QuantizationMethods":
+            elts = value.slice.elts if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Tuple) else []
+            out += [known("quantization", v, e.lineno) for e in elts if (v := _str(e))]
+        elif parser and name.endswith("_PARSERS_TO_REGISTER") and isinstance(value, ast.Dict):
+            out += [known(parser, v, k.lineno) for k in value.keys if k is not None and (v := _str(k))]
+    if parser:  # `@ToolParserManager.register_module("hermes")`, `register_module(["a", "b"])`, `name="x"`
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _call_name(node.func).endswith("register_module"):
+                args = [*node.args[:1], *(k.value for k in node.keywords if k.arg in ("name", "names"))]
+                for arg in args:
+                    items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]
+                    out += [known(parser, v, node.lineno) for e in items if (v := _str(e))]
+    return out
+
+
 # --- one file --------------------------------------------------------------------------------------
 
 
@@ -386,7 +456,8 @@ _WORTH_PARSING = re.compile(r"\braise\b|\b_?(?:logger|log|LOGGER)\.")
 def extract_file(path: str, source: str, version: str) -> FileFacts:
     """Everything one file contributes (a file that does not parse contributes nothing)."""
     facts = FileFacts()
-    if not (_WORTH_PARSING.search(source) or path == ENVS_FILE or _is_config_file(path)):
+    names_known = path in (REGISTRY_FILE, QUANT_FILE) or _parser_kind(path) is not None
+    if not (_WORTH_PARSING.search(source) or path == ENVS_FILE or _is_config_file(path) or names_known):
         return facts  # nothing raised or logged here: skip the parse (about 40% of the files)
     try:
         tree = ast.parse(source)
@@ -408,6 +479,8 @@ def extract_file(path: str, source: str, version: str) -> FileFacts:
     if path == ARG_FILE or _is_cli_args(path):
         facts.args = _arg_calls(tree, path)
         facts.served = _served_classes(tree)
+    if names_known:
+        facts.known = extract_known(tree, path, version)
     return facts
 
 
@@ -542,6 +615,7 @@ def assemble(version: str, origin: str, files: list[FileFacts], n_files: int) ->
                 )
     env_vars = [e for f in files for e in f.env_vars]
     sites = [s for f in files for s in f.sites]
+    known = {(k.kind, k.name): k for f in files for k in f.known}  # a parser registered twice is one name
     return ReleaseFacts(
         version=version,
         origin=origin,
@@ -549,4 +623,5 @@ def assemble(version: str, origin: str, files: list[FileFacts], n_files: int) ->
         flags=sorted(flags.values(), key=lambda x: x.flag),
         sites=sites,
         files=n_files,
+        known=sorted(known.values(), key=lambda k: (k.kind, k.name)),
     )

@@ -14,7 +14,8 @@ from functools import cached_property
 from assistant.answer.absence import NameKind, NamesList
 from assistant.answer.verify import ReleaseCheck
 from assistant.release.match import SiteMatch, SiteMatcher, norm
-from assistant.release.models import EnvVar, Flag, ReleaseFacts
+from assistant.release.models import EnvVar, Flag, KnownName, ReleaseFacts
+from assistant.release.refused import refused_names
 from assistant.release.store import ReleaseStore, version_key
 from assistant.release.version import detect_version, resolve_version
 from assistant.text.commands import canonical_flag, other_program_flags
@@ -50,10 +51,13 @@ class Findings:
     same_message: tuple[str, ...] = ()  # other indexed releases with the best site's message
     missing_message: tuple[str, ...] = ()  # indexed releases without it
     names: tuple[NameFact, ...] = ()
+    # names the user's error refuses that the newest indexed release accepts (their vLLM is older: upgrade), or lists
+    # as removed or served by a plugin
+    known: tuple[KnownName, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not self.sites and not self.names
+        return not self.sites and not self.names and not self.known
 
 
 class _Release:
@@ -75,6 +79,19 @@ class _Release:
             for name in (f.flag, *f.aliases):
                 out.setdefault(name, f)
         return out
+
+    @cached_property
+    def known(self) -> dict[tuple[str, str], KnownName]:
+        """(kind group, name) -> what the release says of it; architectures by exact name (the registry's key, as a
+        checkpoint's config.json spells it), the other kinds by lower-case name."""
+        out: dict[tuple[str, str], KnownName] = {}
+        for k in self.facts.known:
+            group = "architecture" if k.kind.endswith("architecture") else k.kind
+            out.setdefault((group, k.name if group == "architecture" else k.name.lower()), k)
+        return out
+
+    def accepts(self, kind: str, name: str) -> KnownName | None:
+        return self.known.get((kind, name if kind == "architecture" else name.lower()))
 
     @cached_property
     def messages(self) -> frozenset[str]:
@@ -195,7 +212,24 @@ class ReleaseKnowledge:
             # (`pip download --no-deps` is not a vLLM flag, and nobody asked).
             if fact is not None and (fact.present or fact.kind == "env" or about_cli):
                 names.append(fact)
-        return Findings(tuple(versions), stated, release, _distinct(sites), same, missing, tuple(names))
+        known = self._known(text, stated, versions)
+        return Findings(tuple(versions), stated, release, _distinct(sites), same, missing, tuple(names), known)
+
+    def _known(self, text: str, stated: str | None, versions: tuple[str, ...]) -> tuple[KnownName, ...]:
+        """What the newest indexed release says of each name the text's errors refuse. A name it accepts says the
+        user's vLLM is older, unless they run that release or a newer one (then the refusal has another cause, and
+        nothing is said); a removed architecture or a plugin's is said to anyone."""
+        newest = versions[-1]
+        out = []
+        for kind, name in refused_names(text):
+            k = self.get(newest).accepts(kind, name)
+            if k is None:
+                continue
+            current = k.kind in ("architecture", "quantization", "tool_parser", "reasoning_parser")
+            if current and stated and version_key(stated.lstrip("v")) >= version_key(newest):
+                continue
+            out.append(k)
+        return tuple(out)
 
 
 def _distinct(matches: list[SiteMatch], limit: int = 3) -> tuple[SiteMatch, ...]:

@@ -124,6 +124,40 @@ class Flag:
         return code_url(self.release, self.path, self.line)
 
 
+# What a release accepts by name, and the flag that takes each kind (none for a model's architecture).
+KNOWN_KINDS = {
+    "architecture": "",
+    "removed_architecture": "",
+    "plugin_architecture": "",
+    "quantization": "--quantization",
+    "tool_parser": "--tool-call-parser",
+    "reasoning_parser": "--reasoning-parser",
+}
+
+
+@dataclass(frozen=True)
+class KnownName:
+    """A name a release accepts: a model architecture of its registry, a quantization method, a tool-call or
+    reasoning parser; or an architecture it no longer serves (`note`: the last release that did) or serves through
+    an out-of-tree plugin (`note`: the plugin's URL)."""
+
+    release: str
+    kind: str  # a key of KNOWN_KINDS
+    name: str
+    path: str
+    line: int
+    flag: str = ""  # the flag that takes it (`--quantization`), from KNOWN_KINDS
+    note: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"vllm-{self.release}:{self.kind}:{self.name}"
+
+    @property
+    def url(self) -> str:
+        return code_url(self.release, self.path, self.line)
+
+
 @dataclass
 class ReleaseFacts:
     """Everything extracted from one release."""
@@ -134,6 +168,7 @@ class ReleaseFacts:
     flags: list[Flag] = field(default_factory=list)
     sites: list[CodeSite] = field(default_factory=list)
     files: int = 0
+    known: list[KnownName] = field(default_factory=list)
 
     @property
     def items(self) -> int:
@@ -147,6 +182,7 @@ class ReleaseFacts:
             "env_vars": [asdict(e) for e in self.env_vars],
             "flags": [asdict(f) for f in self.flags],
             "sites": [{**asdict(s), "template": list(s.template.parts)} for s in self.sites],
+            "known": [asdict(k) for k in self.known],
         }
 
     @classmethod
@@ -160,6 +196,7 @@ class ReleaseFacts:
                 Flag(**{**f, "aliases": tuple(f["aliases"]), "choices": tuple(f["choices"])}) for f in data["flags"]
             ],
             sites=[CodeSite(**{**s, "template": Template(tuple(s["template"]))}) for s in data["sites"]],
+            known=[KnownName(**k) for k in data.get("known", ())],
         )
 
 

@@ -16,9 +16,9 @@ from assistant.errors import ReleaseError
 from assistant.release.models import ReleaseFacts
 
 # Bumped whenever extraction reads more (2: BooleanOptionalAction flags are booleans; `vllm --version`; 3: which
-# flags have a `--no-<flag>` form). A file of an older format is not indexed for the readers, and `has` is False for
-# it, so the next sync or start reads it again.
-_FORMAT = 3
+# flags have a `--no-<flag>` form; 4: the names it accepts: architectures, quantization methods, parsers). A file of
+# an older format is not indexed for the readers, and `has` is False for it, so the next sync or start reads it again.
+_FORMAT = 4
 
 
 class ReleaseStore:

@@ -280,3 +280,23 @@ def test_flag_facts_alone_answer_a_question_about_the_flag_not_a_report_that_it_
     answer = compose(analyze(question), [], 0.5, findings=findings)
     assert answer.abstained is not answers, answer.body
     assert ("`--cpu-offload-gb`" in answer.body) is answers
+
+
+def test_a_name_the_users_vllm_refuses_that_the_release_accepts_leads_over_a_docs_section():
+    """The registry's line names exactly what the error refused; a docs section about quantization in general is
+    listed after it, and without that line the section answers as before."""
+    from assistant.release.knowledge import Findings
+    from assistant.release.models import KnownName
+
+    question = "ValueError: Unknown quantization method: gptq. Must be one of ['awq', 'squeezellm']."
+    gptq = KnownName("0.33.0", "quantization", "gptq", "vllm/model_executor/layers/quantization/__init__.py", 26,
+                     "--quantization")  # fmt: skip
+    section = _doc_hit("vLLM supports many quantization methods: AWQ, GPTQ, FP8 and more.", confidence=0.9)
+    plain = Findings(indexed=("0.33.0",), stated=None, release="0.33.0")
+    knows = Findings(indexed=("0.33.0",), stated=None, release="0.33.0", known=(gptq,))
+    assert compose(analyze(question), [section], 0.5, findings=plain).citations[0].id == section.chunk.id
+    answer = compose(analyze(question), [section], 0.5, findings=knows)
+    assert answer.lead.startswith("**What vLLM 0.33.0 accepts:**") and "upgrade vLLM" in answer.lead
+    assert [c.id for c in answer.citations] == ["vllm-0.33.0:quantization:gptq", section.chunk.id]
+    # no docs section at all: the line answers alone
+    assert not compose(analyze(question), [], 0.5, findings=knows).abstained

@@ -170,6 +170,34 @@ def nvml_check(ret):
         raise RuntimeError("NVML_ERROR_UNINITIALIZED: the NVML library was not initialized first")
 """
 
+# The names each release accepts: its model registry, quantization methods and tool parsers. The older release
+# registers its one parser with a decorator (as vLLM did before 0.11), the newer one in a table.
+REGISTRY = """
+_TEXT_GENERATION_MODELS = {{
+    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),{new_arch}
+}}
+_PREVIOUSLY_SUPPORTED_MODELS = {{{removed}}}
+_VLLM_MODELS = {{**_TEXT_GENERATION_MODELS}}
+"""
+QUANT = """
+from typing import Literal
+
+QuantizationMethods = Literal[
+    "awq",{new_quant}
+]
+"""
+OLD_PARSER = """
+@ToolParserManager.register_module("hermes")
+class Hermes2ProToolParser:
+    pass
+"""
+NEW_PARSERS = """
+_TOOL_PARSERS_TO_REGISTER = {
+    "hermes": ("hermes_tool_parser", "Hermes2ProToolParser"),
+    "qwen3_coder": ("qwen3coder_tool_parser", "Qwen3CoderToolParser"),
+}
+"""
+
 METADATA = "Metadata-Version: 2.1\nName: vllm\nVersion: {version}\nSummary: small test wheel\n"
 WHEEL = "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
 
@@ -193,6 +221,16 @@ def release_files(version: str) -> dict[str, str]:
         "vllm/v1/executor/multiproc_executor.py": EXECUTOR.format(),
         "vllm/third_party/pynvml.py": VENDORED,
         "vllm/broken.py": "def oops(:\n",  # a file that does not parse is skipped, not fatal
+        "vllm/model_executor/models/registry.py": REGISTRY.format(
+            new_arch="" if old else '\n    "Qwen3ForCausalLM": ("qwen3", "Qwen3ForCausalLM"),',
+            removed="" if old else '"OldLMHeadModel": "0.98.0"',
+        ),
+        "vllm/model_executor/layers/quantization/__init__.py": QUANT.format(new_quant="" if old else '\n    "gptq",'),
+        **(
+            {"vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py": OLD_PARSER}
+            if old
+            else {"vllm/tool_parsers/__init__.py": NEW_PARSERS}
+        ),
     }
 
 

@@ -138,3 +138,34 @@ def test_a_wrapper_that_relays_another_error_is_not_where_it_was_raised(release_
         "RuntimeError: Worker failed with error 'timeout', please check the stack trace above for the root cause"
     )
     assert [c for c in short.citations if "multiproc_executor.py" in c.source], short.body
+
+
+def test_a_name_the_users_vllm_refuses_and_the_release_accepts_says_upgrade(release_assistant):
+    """The error lists what the user's vLLM knows; the newest release knows more: their vLLM is older. The line cites
+    the registry's line, and the citation checks against the release store."""
+    from assistant.eval.code_citations import code_fact_lookup
+    from assistant.eval.metrics import check_citations
+
+    answer = release_assistant.ask("ValueError: Unknown quantization method: gptq. Must be one of ['awq'].")
+    assert not answer.abstained
+    line = next(ln for ln in answer.body.splitlines() if ln.startswith("- `gptq`"))
+    assert f"a quantization method vLLM {NEW} supports" in line and "upgrade vLLM" in line
+    assert "--quantization gptq" in line
+    cited = {c.id: c for c in answer.citations}[f"vllm-{NEW}:quantization:gptq"]
+    assert cited.source.endswith(f"/v{NEW}/vllm/model_executor/layers/quantization/__init__.py#L6")
+    lookup = code_fact_lookup(release_assistant.releases)
+    check = check_citations(answer.body, {c.n: lookup(c.id) for c in answer.citations})
+    assert check.valid, check.problems
+    # a user on the newest release has another cause: nothing is said about upgrading
+    same = release_assistant.ask(
+        "ValueError: Unknown quantization method: gptq. Must be one of ['awq'].", vllm_version=NEW
+    )
+    assert "- `gptq`" not in same.body
+    # an architecture the registry lists as removed: the last release that served it
+    removed = release_assistant.ask("ValueError: Model architectures ['OldLMHeadModel'] are not supported for now.")
+    assert f"vLLM served until v{OLD} and no longer does" in removed.body
+    # a refused name no release knows (a typo) gets no such line
+    typo = release_assistant.ask(
+        "vllm: error: argument --tool-call-parser: invalid choice: 'hermez' (choose from 'hermes')"
+    )
+    assert "- `hermez`" not in typo.body

@@ -75,7 +75,7 @@ def test_message_variables_percent_format_logs_and_except_guards(synced):
 def test_vendored_code_and_unparsable_files_are_left_out(synced):
     facts = synced.load(NEW)
     assert not [s for s in facts.sites if s.path.startswith("vllm/third_party/")]
-    assert facts.files == 10  # the vendored file is not read; broken.py is read and contributes nothing
+    assert facts.files == 13  # the vendored file is not read; broken.py is read and contributes nothing
 
 
 def test_specs():
@@ -157,3 +157,26 @@ def test_which_config_field_types_get_a_no_form(annotation, negatable):
     from assistant.release.extract import negatable_type
 
     assert negatable_type(annotation) is negatable
+
+
+def test_the_names_a_release_accepts_are_read_from_its_registry_quantization_list_and_parsers(synced):
+    """Architectures (and those removed, with the last release that had them), quantization methods, and tool parsers
+    registered in a table (newer releases) or by a decorator in their own file (older ones), each at its line."""
+    old, new = synced.load("0.98.0"), synced.load("0.99.0")
+    names = {(k.kind, k.name): k for k in new.known}
+    assert set(names) == {
+        ("architecture", "LlamaForCausalLM"), ("architecture", "Qwen3ForCausalLM"),
+        ("removed_architecture", "OldLMHeadModel"), ("quantization", "awq"), ("quantization", "gptq"),
+        ("tool_parser", "hermes"), ("tool_parser", "qwen3_coder"),
+    }  # fmt: skip
+    assert names[("removed_architecture", "OldLMHeadModel")].note == "0.98.0"
+    gptq = names[("quantization", "gptq")]
+    quant_file = "vllm/model_executor/layers/quantization/__init__.py"
+    assert (gptq.flag, gptq.path, gptq.line) == ("--quantization", quant_file, 6)
+    assert gptq.url.endswith("/v0.99.0/vllm/model_executor/layers/quantization/__init__.py#L6")
+    assert {(k.kind, k.name) for k in old.known} == {
+        ("architecture", "LlamaForCausalLM"), ("quantization", "awq"), ("tool_parser", "hermes"),
+    }  # fmt: skip
+    hermes = next(k for k in old.known if k.kind == "tool_parser")
+    assert hermes.path == "vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py"
+    assert hermes.flag == "--tool-call-parser"
