@@ -304,8 +304,9 @@ def fixed_in_line(fixed_in: object, stated: str | None, lang: Lang) -> str | Non
     return "**" + CHECK_LABELS[lang]["fixed"].format(fixed=m.group(1), stated=stated.lstrip("v")) + "**"
 
 
-def checked_lines(text: str, check, lang: Lang) -> list[str]:
-    """The flags / env vars an answer states, checked against the user's release: which exist, which do not."""
+def checked_lines(text: str, check, lang: Lang, external: frozenset[str] = frozenset()) -> list[str]:
+    """The flags / env vars an answer states, checked against the user's release: which exist, which do not.
+    `external`: another tool's flags the cited entry names (`wsl --shutdown`, its `external_names`): not vLLM's."""
     if check is None:
         return []
     from assistant.answer.verify import find_terms
@@ -314,6 +315,8 @@ def checked_lines(text: str, check, lang: Lang) -> list[str]:
     exist, absent = [], []
     for a, _b, term in find_terms(text):
         line = text[text.rfind("\n", 0, a) + 1 : (text.find("\n", a) + 1 or len(text) + 1) - 1]
+        if term.text.split("=", 1)[0] in external:
+            continue
         verdict = check.verdict(term, line)
         name = f"`{term.text.split('=', 1)[0]}`"
         if verdict is True and name not in exist:

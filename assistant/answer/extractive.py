@@ -526,7 +526,9 @@ def compose(
         lines = _doc_body(primary, parts, query, lang, citations, scorer, setup.vllm_version)
     stated = findings.stated if findings else None
     fixed = fixed_in_line(primary.chunk.entry.fixed_in if primary.chunk.kind == "entry" else None, stated, lang)
-    checked = checked_lines("\n".join(lines), release_check, lang)
+    entry = primary.chunk.entry if primary.chunk.kind == "entry" else None
+    external = frozenset(n.split("=", 1)[0] for n in entry.external_names) if entry else frozenset()
+    checked = checked_lines("\n".join(lines), release_check, lang, external)
     lines += [""] * bool(fixed or checked) + ([fixed] if fixed else []) + checked
     code = _code(findings, lang, citations)
     lines += ([""] if code else []) + code

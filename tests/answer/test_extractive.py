@@ -300,3 +300,17 @@ def test_a_name_the_users_vllm_refuses_that_the_release_accepts_leads_over_a_doc
     assert [c.id for c in answer.citations] == ["vllm-0.33.0:quantization:gptq", section.chunk.id]
     # no docs section at all: the line answers alone
     assert not compose(analyze(question), [], 0.5, findings=knows).abstained
+
+
+def test_another_tools_flags_an_entry_declares_are_not_checked_against_vllm():
+    """`wsl --shutdown` in an entry's fix is WSL's flag (its `external_names`): the release check line must not call
+    it missing from vLLM, while a vLLM flag of the same answer is still checked."""
+    from assistant.answer.verify import ReleaseCheck
+
+    path = REPO_ROOT / "corpus/entries/wsl-pin-memory-false-slow.yaml"
+    question = "Using 'pin_memory=False' as WSL is detected. This may slow down the performance. vllm is slow on WSL"
+    check = ReleaseCheck("0.33.0", lambda kind, name: name in ("--cpu-offload-gb", "VLLM_WSL2_ENABLE_PIN_MEMORY"))
+    answer = compose(analyze(question), [_entry_hit(path)], 0.5, release_check=check)
+    checked = next(ln for ln in answer.body.splitlines() if ln.startswith("**Checked against"))
+    assert "--shutdown" not in checked and "--update" not in checked
+    assert "`VLLM_WSL2_ENABLE_PIN_MEMORY`" in checked
