@@ -493,7 +493,8 @@ def compose(
     lang = query.lang
     primary = p.primary
     citations: list[Citation] = []
-    if primary is not None and code_first(primary, findings, assess_hit(primary, setup, query.text), asked, questioned):
+    applicability = assess_hit(primary, setup, query.text) if primary is not None else None
+    if primary is not None and code_first(primary, findings, applicability, asked, questioned):
         p = dataclasses.replace(p, primary=None, related=(primary,))
         primary = None
     if primary is None:  # the release's code facts answer alone
