@@ -59,6 +59,7 @@ LABELS = {
             "quantization": "a quantization method",
             "tool_parser": "a tool-call parser",
             "reasoning_parser": "a reasoning parser",
+            "flag_choice": "a `{flag}` value",
         },
         "accepted": "`{name}` is {kind} vLLM {release} supports ({where}) [{n}]. Your error says the vLLM you run "
         "does not know it, so it predates the release that added `{name}`: upgrade vLLM (vLLM {release} has it{use}).",
@@ -101,6 +102,7 @@ LABELS = {
             "quantization": "量化方法",
             "tool_parser": "工具调用解析器",
             "reasoning_parser": "推理解析器",
+            "flag_choice": "`{flag}` 取值",
         },
         "accepted": "`{name}` 是 vLLM {release} 支持的{kind}（{where}）[{n}]。你的报错说明你运行的 vLLM 不认识它，"
         "也就是早于加入 `{name}` 的版本：请升级 vLLM（vLLM {release} 已支持{use}）。",
@@ -251,7 +253,7 @@ def known_lines(f: Findings, lang: Lang, n: int) -> CodeSection:
             text = L["known_plugin"].format(name=k.name, release=release, where=where, n=num, url=k.note)
         else:
             use = L["use"].format(flag=k.flag, name=k.name) if k.flag else ""
-            kind = L["kinds"][k.kind]
+            kind = L["kinds"][k.kind].format(flag=k.flag)
             text = L["accepted"].format(name=k.name, kind=kind, release=release, where=where, n=num, use=use)
         lines.append(f"- {text}")
     return CodeSection(lines, citations)

@@ -45,6 +45,10 @@ def code_fact_lookup(knowledge: ReleaseKnowledge) -> Callable[[str], Chunk | Non
                         facts[f"vllm-{version}:{name}"] = flag
                 for known in release.facts.known:
                     facts[known.id] = known
+                for flag in release.facts.flags:  # a value a flag accepts (`--tokenizer-mode mistral`)
+                    for value in flag.choices:
+                        choice = KnownName(version, "flag_choice", value, flag.path, flag.line, flag.flag)
+                        facts[choice.id] = choice
         return facts
 
     def names_list(cid: str) -> Chunk | None:

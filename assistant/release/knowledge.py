@@ -91,6 +91,13 @@ class _Release:
         return out
 
     def accepts(self, kind: str, name: str) -> KnownName | None:
+        """What the release says of a refused name; a `flag_choice` (`--flag=value`) among that flag's choices."""
+        if kind == "flag_choice":
+            flag_name, _, value = name.partition("=")
+            flag = self.flag(flag_name)
+            if flag is None or value not in flag.choices:
+                return None
+            return KnownName(self.facts.version, kind, value, flag.path, flag.line, flag.flag)
         return self.known.get((kind, name if kind == "architecture" else name.lower()))
 
     @cached_property
@@ -225,7 +232,7 @@ class ReleaseKnowledge:
             k = self.get(newest).accepts(kind, name)
             if k is None:
                 continue
-            current = k.kind in ("architecture", "quantization", "tool_parser", "reasoning_parser")
+            current = k.kind not in ("removed_architecture", "plugin_architecture")
             if current and stated and version_key(stated.lstrip("v")) >= version_key(newest):
                 continue
             out.append(k)

@@ -132,6 +132,7 @@ KNOWN_KINDS = {
     "quantization": "--quantization",
     "tool_parser": "--tool-call-parser",
     "reasoning_parser": "--reasoning-parser",
+    "flag_choice": "",  # a value among a flag's choices (`--tokenizer-mode mistral`): the flag is the fact's own
 }
 
 
@@ -151,7 +152,8 @@ class KnownName:
 
     @property
     def id(self) -> str:
-        return f"vllm-{self.release}:{self.kind}:{self.name}"
+        name = f"{self.flag}={self.name}" if self.kind == "flag_choice" else self.name
+        return f"vllm-{self.release}:{self.kind}:{name}"
 
     @property
     def url(self) -> str:

@@ -33,15 +33,23 @@ _REFUSALS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("reasoning_parser", re.compile(r"argument --reasoning-parser: invalid choice: " + _NAME, re.I)),
     ("reasoning_parser", re.compile(r"(?:invalid|unknown|unsupported) reasoning[ _-]?parser:?\s+" + _NAME, re.I)),
     ("reasoning_parser", re.compile(r"reasoning[ _-]?parser\s+" + _NAME + _NOT_THERE, re.I)),
+    # any other flag's value: "argument --tokenizer-mode: invalid choice: 'mistral' (choose from 'auto', 'slow')"
+    ("flag_choice", re.compile(
+        r"argument (--(?!quantization\b|tool-call-parser\b|reasoning-parser\b)[\w-]+)(?:/-\w+)?: invalid choice: "
+        + _NAME, re.I,
+    )),
 )  # fmt: skip
 
 
 def refused_names(text: str) -> tuple[tuple[str, str], ...]:
     """(kind, name) for each name the text's error messages refuse, in order, once each. Kinds: architecture,
-    quantization, tool_parser, reasoning_parser."""
+    quantization, tool_parser, reasoning_parser, and flag_choice (name `--flag=value`)."""
     found: list[tuple[str, str]] = []
     for kind, pattern in _REFUSALS:
         for m in pattern.finditer(text):
+            if kind == "flag_choice":  # the flag and its value, as `--flag=value`
+                found.append((kind, f"{m.group(1)}={m.group(2)}"))
+                continue
             value = m.group(1)
             names = _QUOTED.findall(value) if value.startswith("[") else [value.rstrip(".")]
             found += [(kind, n) for n in names]

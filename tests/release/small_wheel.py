@@ -36,7 +36,7 @@ from typing import Literal
 
 from pydantic import Field
 
-CacheDType = Literal["auto", "fp8", "fp8_e5m2"]
+CacheDType = Literal["auto", "fp8"{e5m2}]
 
 
 @config
@@ -213,7 +213,7 @@ def release_files(version: str) -> dict[str, str]:
             extra_env=OLD_ONLY_ENV if old else "",
         ),
         "vllm/config/__init__.py": "",
-        "vllm/config/cache.py": CACHE_CONFIG.format(gmu=0.9 if old else 0.92),
+        "vllm/config/cache.py": CACHE_CONFIG.format(gmu=0.9 if old else 0.92, e5m2="" if old else ', "fp8_e5m2"'),
         "vllm/engine/arg_utils.py": ARG_UTILS.format(extra_args="" if old else NEW_ONLY_ARG),
         "vllm/entrypoints/common/cli_args.py": CLI_ARGS,
         "vllm/v1/core/kv_cache_planning.py": KV_PLANNING.format(),

@@ -30,6 +30,10 @@ from assistant.release.refused import refused_names
             "Supported architectures: ['LlamaForCausalLM']",
             [("architecture", "Qwen3ForCausalLM"), ("architecture", "Qwen3MoeForCausalLM")],
         ),
+        (
+            "vllm: error: argument --tokenizer-mode: invalid choice: 'mistral' (choose from 'auto', 'slow')",
+            [("flag_choice", "--tokenizer-mode=mistral")],
+        ),
         # a model named in another complaint, and a name only listed as accepted, are not refused
         ("ValueError: Qwen2ForCausalLM does not support BitsAndBytes quantization yet.", []),
         ("Supported architectures: ['LlamaForCausalLM'] and the quantization methods awq, gptq", []),

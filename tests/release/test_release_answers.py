@@ -169,3 +169,20 @@ def test_a_name_the_users_vllm_refuses_and_the_release_accepts_says_upgrade(rele
         "vllm: error: argument --tool-call-parser: invalid choice: 'hermez' (choose from 'hermes')"
     )
     assert "- `hermez`" not in typo.body
+
+
+def test_a_flag_value_the_users_vllm_refuses_and_the_release_accepts_says_upgrade(release_assistant):
+    """argparse's "invalid choice" for any flag: the newer release lists the value among the flag's choices."""
+    from assistant.eval.code_citations import code_fact_lookup
+    from assistant.eval.metrics import check_citations
+
+    paste = "vllm: error: argument --kv-cache-dtype: invalid choice: 'fp8_e5m2' (choose from 'auto', 'fp8')"
+    answer = release_assistant.ask(paste)
+    line = next(ln for ln in answer.body.splitlines() if ln.startswith("- `fp8_e5m2`"))
+    assert f"a `--kv-cache-dtype` value vLLM {NEW} supports" in line and "`--kv-cache-dtype fp8_e5m2`" in line
+    cited = next(c for c in answer.citations if c.id == f"vllm-{NEW}:flag_choice:--kv-cache-dtype=fp8_e5m2")
+    check = check_citations(line, {cited.n: code_fact_lookup(release_assistant.releases)(cited.id)})
+    assert check.valid, check.problems  # the line's claim checks against the release's record of the flag
+    # a value no release accepts is a typo, not an old release
+    typo = release_assistant.ask(paste.replace("fp8_e5m2", "fp8_e9m9"))
+    assert "- `fp8_e9m9`" not in typo.body
