@@ -65,8 +65,7 @@ LABELS = {
         "does not know it, so it predates the release that added `{name}`: upgrade vLLM (vLLM {release} has it{use}).",
         "use": "; pass it as `{flag} {name}`",
         "known_removed": "`{name}` is a model architecture vLLM served until v{last} and no longer does "
-        "({where}) [{n}]: "
-        "run this model on vLLM {last} or older.",
+        "({where}) [{n}]: run this model on vLLM {last} or older.",
         "known_plugin": "`{name}` is served by an out-of-tree plugin, not by vLLM {release} itself ({where}) [{n}]: "
         "install the plugin, {url}",
     },

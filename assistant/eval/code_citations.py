@@ -43,12 +43,11 @@ def code_fact_lookup(knowledge: ReleaseKnowledge) -> Callable[[str], Chunk | Non
                 for flag in release.facts.flags:
                     for name in (flag.flag, *flag.aliases):
                         facts[f"vllm-{version}:{name}"] = flag
+                    for value in flag.choices:  # a value the flag accepts (`--tokenizer-mode mistral`)
+                        choice = KnownName.flag_choice(flag, value)
+                        facts[choice.id] = choice
                 for known in release.facts.known:
                     facts[known.id] = known
-                for flag in release.facts.flags:  # a value a flag accepts (`--tokenizer-mode mistral`)
-                    for value in flag.choices:
-                        choice = KnownName(version, "flag_choice", value, flag.path, flag.line, flag.flag)
-                        facts[choice.id] = choice
         return facts
 
     def names_list(cid: str) -> Chunk | None:

@@ -43,6 +43,10 @@ _PARSER_DIRS = {
     "vllm/reasoning/": "reasoning_parser",
 }
 _MODEL_DICT = re.compile(r"^_[A-Z_]*_MODELS$")
+_MODEL_DICT_KIND = {
+    "_PREVIOUSLY_SUPPORTED_MODELS": "removed_architecture",  # value: the last release that served it
+    "_OOT_SUPPORTED_MODELS": "plugin_architecture",  # value: the plugin's URL
+}
 
 
 def wanted(path: str) -> bool:
@@ -424,14 +428,11 @@ def extract_known(tree: ast.Module, path: str, version: str) -> list[KnownName]:
             continue
         name, value = got
         if path == REGISTRY_FILE and _MODEL_DICT.match(name) and isinstance(value, ast.Dict):
-            kind = {
-                "_PREVIOUSLY_SUPPORTED_MODELS": "removed_architecture",
-                "_OOT_SUPPORTED_MODELS": "plugin_architecture",
-            }
+            kind = _MODEL_DICT_KIND.get(name, "architecture")
             for key, val in zip(value.keys, value.values):
                 arch = _str(key)
                 if arch:
-                    out.append(known(kind.get(name, "architecture"), arch, key.lineno, _str(val) or ""))
+                    out.append(known(kind, arch, key.lineno, _str(val) or ""))
         elif path == QUANT_FILE and name == "QuantizationMethods":
             elts = value.slice.elts if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Tuple) else []
             out += [known("quantization", v, e.lineno) for e in elts if (v := _str(e))]

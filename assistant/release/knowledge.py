@@ -97,7 +97,7 @@ class _Release:
             flag = self.flag(flag_name)
             if flag is None or value not in flag.choices:
                 return None
-            return KnownName(self.facts.version, kind, value, flag.path, flag.line, flag.flag)
+            return KnownName.flag_choice(flag, value)
         return self.known.get((kind, name if kind == "architecture" else name.lower()))
 
     @cached_property

@@ -150,6 +150,11 @@ class KnownName:
     flag: str = ""  # the flag that takes it (`--quantization`), from KNOWN_KINDS
     note: str = ""
 
+    @classmethod
+    def flag_choice(cls, flag: Flag, value: str) -> KnownName:
+        """A value among a flag's choices, cited where the flag is defined."""
+        return cls(flag.release, "flag_choice", value, flag.path, flag.line, flag.flag)
+
     @property
     def id(self) -> str:
         name = f"{self.flag}={self.name}" if self.kind == "flag_choice" else self.name
