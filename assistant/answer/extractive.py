@@ -13,6 +13,7 @@ from assistant.answer.applicability import Applicability, assess, check_versions
 from assistant.answer.code_facts import checked_lines, fixed_in_line, known_lines, name_lines, site_lines
 from assistant.answer.collect import missing_details, read_as
 from assistant.answer.passages import BlockScorer, block_scores, select
+from assistant.answer.quotes import error_quotes, speaks_of
 from assistant.answer.text import (
     ABSTAIN,
     APPLY,
@@ -34,10 +35,11 @@ from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
 from assistant.release.knowledge import Findings, NameFact
+from assistant.retrieval.evidence import is_paste
 from assistant.retrieval.versions import same_minor
 from assistant.text.commands import canonical_flag
 from assistant.text.injection import find_instructions
-from assistant.text.problem import problem_names, questioned_names
+from assistant.text.problem import problem_names, problem_part, questioned_names
 from assistant.text.setup import UserSetup, extract_setup
 
 _MAX_SEE_ALSO = 2
@@ -252,6 +254,20 @@ def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup 
             by_source.setdefault(h.chunk.source, h)
         related = list(by_source.values())[:_MAX_SEE_ALSO]
     return Plan(primary, primary_app, tuple(ruled_out[:_MAX_SIMILAR]), tuple(related))
+
+
+def _silent_on_paste(query: Query, hit: Hit, neighbours: Callable[[Chunk], Sequence[Chunk]] | None) -> bool:
+    """True for a docs section that would lead a pasted error it never names: neither the error's message nor an
+    exception only this problem raises is in any part of it (`quotes`). A paste without an error line (a behaviour
+    described, a question with its log) is not held to it."""
+    if hit.chunk.kind != "doc" or not is_paste(query.text):
+        return False
+    said = error_quotes(query.signals)
+    if not said:
+        return False
+    parts = [hit.chunk, *(neighbours(hit.chunk) if neighbours else ())]
+    section = "\n".join(f"{c.title}\n{c.data.get('body', c.dense_text)}" for c in parts)
+    return not speaks_of(section, said, problem_part(query.text))
 
 
 def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str]:
@@ -488,6 +504,8 @@ def compose(
         return abstain(query, hits, p, setup, DRIVEN[query.lang].format(name=setup.driver))
     asked = problem_names(query.text)
     questioned = questioned_names(query.text)
+    if p.primary is not None and _silent_on_paste(query, p.primary, neighbours):
+        p = dataclasses.replace(p, primary=None, related=())
     if p.primary is None and not _answers(findings, asked, questioned):
         return abstain(query, hits, p, setup)
     lang = query.lang
