@@ -257,9 +257,10 @@ def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup 
 
 
 def _silent_on_paste(query: Query, hit: Hit, neighbours: Callable[[Chunk], Sequence[Chunk]] | None) -> bool:
-    """True for a docs section that would lead a pasted error it never names: neither the error's message nor an
-    exception only this problem raises is in any part of it (`quotes`). A paste without an error line (a behaviour
-    described, a question with its log) is not held to it."""
+    """True for a docs section that would lead a paste (`is_paste`) whose error it never speaks of: no part of it holds
+    the error's message or an exception only this problem raises, nor names in code what the paste's problem part
+    shows failing (`quotes.speaks_of`). A question, and a paste without an error line (a behaviour described), are
+    not held to it."""
     if hit.chunk.kind != "doc" or not is_paste(query.text):
         return False
     said = error_quotes(query.signals)

@@ -1,11 +1,12 @@
 """Whether a docs section speaks of a pasted error (pure).
 
 A pasted report or log is about one failure. A docs section is written about a feature, a setting or a page of
-the manual; when it is about the user's failure it says so in the failure's words (the error message, or the name
-of an exception that only this problem raises) or names in code what the paste shows failing (the package an
-import error lacks, `cohere_melody`; the call a traceback ends in, `self.graph.replay()`). Over the fresh batches of real threads (eval/README.md, "A docs
-section alone does not answer a paste"), a paste whose only support was a docs section that names neither was an
-open bug or another product's problem far more often than a problem the section fixes.
+the manual. When it is about the user's failure it says so in the failure's words (the error message, or the name
+of an exception that only this problem raises), or it names in code what the paste shows failing (the package an
+import error lacks, `cohere_melody`; the call a traceback ends in, `self.graph.replay()`). Over the fresh batches of
+real threads (eval/README.md, "A docs section alone does not answer a pasted error"), a paste whose only support was
+a docs section that did neither was an open bug or another product's problem far more often than a problem the
+section fixes.
 """
 
 from __future__ import annotations
