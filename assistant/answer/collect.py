@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from urllib.parse import quote_plus
 
+from assistant.models import Signals
 from assistant.text.report import has_environment_report
 from assistant.text.setup import UserSetup
 from assistant.text.signals import is_command, is_log_line
@@ -19,6 +21,30 @@ DETAILS = ("environment", "log", "versions", "command", "model")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|\[rank\d+\]:")
 # The command as code (`LLM(...)`) or as the server logs it on start-up ("non-default args: {...}", "args: Namespace(").
 _STARTED_WITH = re.compile(r"\bLLM\(|non-default args:|\bargs: Namespace\(")
+
+
+_ISSUES = "https://github.com/vllm-project/vllm/issues?q="
+# An error message's own words, for a search: not the exception's name, nor what differs from run to run.
+_EXC_NAME = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error)\s*:\s*")
+_RUN_SPECIFIC = re.compile(r"[/\\]|\d|^0x|[=(){}\[\]<>]")
+_SEARCH_WORDS = 8
+
+
+def issue_search(signals: Signals) -> str | None:
+    """A search of vLLM's GitHub issues for the first error message's words ("No module named cohere_melody"), so that
+    an open bug behind an error no source explains is one click away; None when the message has no error message.
+    Paths, numbers, addresses and quoted values are left out: they differ from one user's run to the next."""
+    for message in signals.messages:
+        words = []
+        for word in _EXC_NAME.sub("", message.strip()).split():
+            word = word.strip("'\"`.,:;!?")
+            if word and not _RUN_SPECIFIC.search(word):
+                words.append(word)
+            if len(words) == _SEARCH_WORDS:
+                break
+        if len(words) >= 3:
+            return _ISSUES + quote_plus("is:issue " + " ".join(words))
+    return None
 
 
 def missing_details(text: str, setup: UserSetup) -> list[str]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from assistant.answer import scope
 from assistant.answer.applicability import Applicability, assess, check_versions
 from assistant.answer.code_facts import checked_lines, fixed_in_line, known_lines, name_lines, site_lines
-from assistant.answer.collect import missing_details, read_as
+from assistant.answer.collect import issue_search, missing_details, read_as
 from assistant.answer.passages import BlockScorer, block_scores, select
 from assistant.answer.quotes import error_quotes, speaks_of
 from assistant.answer.text import (
@@ -29,6 +29,7 @@ from assistant.answer.text import (
     OTHER_SOFTWARE,
     READ,
     RUNS_OTHER,
+    SEARCH,
 )
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
@@ -310,6 +311,9 @@ def _next_steps(query: Query, setup: UserSetup, reason: str | None = None) -> li
         lines += ["", COLLECTED[lang]]
     if "hang" in setup.symptoms:
         lines += ["", HANG[lang]]
+    search = issue_search(query.signals)
+    if search:
+        lines += ["", SEARCH[lang].format(url=search)]
     return lines
 
 

@@ -59,6 +59,11 @@ ABSTAIN = {
     "guess at a fix.",
     "zh": "在知识库和现有的 vLLM 文档中没有找到这个问题，我不会猜测解决方法。",
 }
+# An abstention on a message with an error message: the issue tracker, searched for it (`collect.issue_search`).
+SEARCH = {
+    "en": "If this is a bug in vLLM, it may already be reported: {url}",
+    "zh": "如果这是 vLLM 的 bug，可能已经有人报告过：{url}",
+}
 # What the user's message was read as (`UserSetup.describe()`), so they can see it was read.
 READ = {"en": "From your message: {setup}.", "zh": "从你的消息中读到：{setup}。"}
 # The details to collect (`answer/collect.py` keeps the ones the message does not give).

@@ -75,3 +75,23 @@ def test_a_model_named_several_ways_is_read_once():
         "url: /api/models/Qwen/Qwen2.5-14B-Instruct-AWQ/revision/main on vLLM 0.7.2 with an RTX 4090"
     )
     assert read_as(extract_setup(text)) == ["vLLM 0.7.2", "RTX 4090 (SM89)", "Qwen/Qwen2.5-14B-Instruct-AWQ"]
+
+
+def test_an_abstention_on_an_error_searches_the_issue_tracker_for_its_words() -> None:
+    from urllib.parse import parse_qs, urlparse
+
+    from assistant.answer.collect import issue_search
+    from assistant.text.signals import extract_signals
+
+    url = issue_search(extract_signals("ModuleNotFoundError: No module named 'cohere_melody'"))
+    assert url is not None and url.startswith("https://github.com/vllm-project/vllm/issues?q=")
+    assert parse_qs(urlparse(url).query)["q"] == ["is:issue No module named cohere_melody"]
+    # What differs from one run to the next is left out: paths, sizes, addresses.
+    pasted = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 224.00 MiB on /dev/x"
+    oom = issue_search(extract_signals(pasted))
+    assert oom is not None and "224" not in oom and "dev" not in oom and "CUDA+out+of+memory" in oom
+    assert issue_search(extract_signals("How do I set the chat template?")) is None
+
+    body = compose(analyze("RuntimeError: the engine died with no fix anyone knows of yet"), [], 0.5).body
+    assert "https://github.com/vllm-project/vllm/issues?q=is%3Aissue+the+engine+died" in body
+    assert "issues?q=" not in compose(analyze("Why is my vLLM server slow today?"), [], 0.5).body
