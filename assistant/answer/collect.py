@@ -13,7 +13,7 @@ from urllib.parse import quote_plus
 from assistant.models import Signals
 from assistant.text.report import has_environment_report
 from assistant.text.setup import UserSetup
-from assistant.text.signals import is_command, is_log_line
+from assistant.text.signals import EXCEPTION_PREFIX, is_command, is_log_line
 
 # Asked for in this order; each is a key of `answer.text.COLLECT`.
 DETAILS = ("environment", "log", "versions", "command", "model")
@@ -24,8 +24,7 @@ _STARTED_WITH = re.compile(r"\bLLM\(|non-default args:|\bargs: Namespace\(")
 
 
 _ISSUES = "https://github.com/vllm-project/vllm/issues?q="
-# An error message's own words, for a search: not the exception's name, nor what differs from run to run.
-_EXC_NAME = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error)\s*:\s*")
+# A word of an error message that differs from run to run: a path, a number, an address, a quoted value.
 _RUN_SPECIFIC = re.compile(r"[/\\]|\d|^0x|[=(){}\[\]<>]")
 _SEARCH_WORDS = 8
 
@@ -36,7 +35,7 @@ def issue_search(signals: Signals) -> str | None:
     Paths, numbers, addresses and quoted values are left out: they differ from one user's run to the next."""
     for message in signals.messages:
         words = []
-        for word in _EXC_NAME.sub("", message.strip()).split():
+        for word in EXCEPTION_PREFIX.sub("", message.strip()).split():
             word = word.strip("'\"`.,:;!?")
             if word and not _RUN_SPECIFIC.search(word):
                 words.append(word)

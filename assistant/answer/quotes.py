@@ -15,6 +15,7 @@ import builtins
 import re
 
 from assistant.models import Signals
+from assistant.text.signals import EXCEPTION_PREFIX
 
 # A message's words are compared from its start for this many characters: enough to be the error and not a
 # phrase any page says ("CUDA out of memory. Tried to allocate" ends far after it), short enough that the section
@@ -24,7 +25,6 @@ QUOTE_CHARS = 40
 _BUILTIN_EXCEPTIONS = frozenset(
     name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException)
 )
-_EXC_PREFIX = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error)\s*:\s*")
 _QUOTES = re.compile(r"[`'\"“”‘’]")
 _SPACE = re.compile(r"\s+")
 # A section's code span that names one thing in code: a snake_case name, a dotted name or call, a path
@@ -44,7 +44,7 @@ def error_quotes(signals: Signals) -> tuple[str, ...]:
     names of exceptions that are not Python's own (`OutOfMemoryError`, `TemplateError`)."""
     said = []
     for message in signals.messages:
-        words = _plain(_EXC_PREFIX.sub("", message.strip()))[:QUOTE_CHARS].strip()
+        words = _plain(EXCEPTION_PREFIX.sub("", message.strip()))[:QUOTE_CHARS].strip()
         if len(words) >= 12:  # "Error: 1" says nothing
             said.append(words)
     said += [e.lower() for e in signals.exceptions if e not in _BUILTIN_EXCEPTIONS]

@@ -15,6 +15,9 @@ from assistant.text.vocab import CJK_CHARS, CJK_PUNCT, ENV_NAME, ENV_VALUE, FLAG
 # An exception's class name; only the last part of a dotted path (`torch.OutOfMemoryError`) is kept, so the
 # path itself is not matched.
 _EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt|Exit))\b")
+# The exception's name that opens an error message ("ImportError: ", "torch.OutOfMemoryError: ", "CUDA error: "): the
+# words after it are the message's own.
+EXCEPTION_PREFIX = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error)\s*:\s*")
 # An error message: `pkg.mod.ValueError: text`, `CUDA error: text`, `assert …`. The exception's dotted name is
 # read from the first letter of its run of `[\w.]` (digits and dots before it skipped), never from inside it.
 _MSG = re.compile(
