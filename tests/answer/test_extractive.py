@@ -9,6 +9,7 @@ from assistant.ingest.entries import load_entry_file
 from assistant.models import Chunk, Hit
 from assistant.retrieval.query import analyze
 from assistant.settings import REPO_ROOT
+from tests.helpers.hits import doc_hit
 
 AWQ = REPO_ROOT / "corpus/entries/awq-batch-invariance-sm80.yaml"
 
@@ -19,17 +20,8 @@ def _entry_hit(path: Path, confidence: float = 0.9) -> Hit:
 
 
 def _doc_hit(body: str, confidence: float = 0.8) -> Hit:
-    chunk = Chunk(
-        id="docs/features/batch_invariance.md#hardware-requirements",
-        kind="doc",
-        title="Batch Invariance › Hardware Requirements",
-        source="docs/features/batch_invariance.md#hardware-requirements",
-        origin="docs/features/batch_invariance.md",
-        dense_text=body,
-        lexical_text=body,
-        data={"body": body},
-    )
-    return Hit(chunk=chunk, score=0.8, confidence=confidence)
+    source = "docs/features/batch_invariance.md#hardware-requirements"
+    return doc_hit(body, source, "Batch Invariance › Hardware Requirements", confidence, score=0.8)
 
 
 DOC = "Batch invariance needs NVIDIA GPUs with compute capability 8.0 or higher."

@@ -2,9 +2,10 @@
 
 from assistant.answer.extractive import compose
 from assistant.answer.quotes import code_names, error_quotes, speaks_of
-from assistant.models import Chunk, Hit
+from assistant.models import Hit
 from assistant.retrieval.query import analyze
 from assistant.text.signals import extract_signals
+from tests.helpers.hits import doc_hit
 
 # A pasted report: a sentence, the command, a traceback ending in an import error (over 600 characters).
 COHERE = """vllm serve dies on startup with the Cohere model, log below. Any idea what is missing here?
@@ -31,17 +32,7 @@ SILENT = "To use the Cohere models, pass `--tool-call-parser cohere_command3` an
 
 
 def _doc(body: str) -> Hit:
-    chunk = Chunk(
-        id="https://docs.vllm.ai/en/v0.33.0/features/tool_calling/#cohere",
-        kind="doc",
-        title="Tool Calling › Cohere",
-        source="https://docs.vllm.ai/en/v0.33.0/features/tool_calling/#cohere",
-        origin="docs/features/tool_calling.md",
-        dense_text=body,
-        lexical_text=body,
-        data={"body": body},
-    )
-    return Hit(chunk=chunk, score=1.0, confidence=0.95)
+    return doc_hit(body, "https://docs.vllm.ai/en/v0.33.0/features/tool_calling/#cohere", "Tool Calling › Cohere", 0.95)
 
 
 def test_a_message_is_quoted_without_its_exception_and_builtin_exceptions_say_nothing() -> None:
