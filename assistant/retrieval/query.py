@@ -10,7 +10,7 @@ from assistant.text.glossary import english_view, translate_terms
 from assistant.text.gpus import gpu_terms
 from assistant.text.lang import detect_lang
 from assistant.text.platforms import user_platforms
-from assistant.text.problem import problem_scope
+from assistant.text.problem import problem_scope, without_commands
 from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome
 from assistant.text.tokenize import tokenize
@@ -52,6 +52,22 @@ def _is_run_specific(token: str) -> bool:
     return (len(token) >= 8 or "=" in token or "/" in token) and _run_specific_shape(token)
 
 
+# Fewer words than this left once the command lines are out: the command is the question ("vllm serve x --turbo fails").
+_MIN_PROBLEM_TOKENS = 4
+
+
+def lexical_source(problem: str) -> str:
+    """What the lexical channel reads of a message's problem part: the problem without the command lines it pastes.
+
+    The flags, env vars and model a user's own command passes are their setup, not their problem; counted as query
+    words they rank the sections and entries about those flags (the CUDA_VISIBLE_DEVICES entry for a tensor-parallel
+    hang launched with `CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm…`) above the one about what went wrong. A message
+    that is little more than its command keeps it.
+    """
+    rest = without_commands(problem)
+    return rest if len(tokenize(rest)) >= _MIN_PROBLEM_TOKENS else problem
+
+
 def analyze(
     text: str, earlier: Sequence[str] = (), signals: Signals | None = None, chinese_words: bool = False
 ) -> Query:
@@ -63,9 +79,10 @@ def analyze(
         signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
     problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
     focus = salient_text(problem, chinese_words=chinese_words)
-    tokens = tokenize(without_log_chrome(problem))  # every line but its log chrome: any line may be the one that matters
+    asked = lexical_source(problem)
+    tokens = tokenize(without_log_chrome(asked))  # every line but its log chrome: any line may be the one that matters
     # Signals found anywhere in the problem count again: they are what identifies a known problem.
-    problem_signals = signals if problem == text else extract_signals(problem)
+    problem_signals = signals if asked == text else extract_signals(asked)
     for term in problem_signals.messages + problem_signals.strong_terms():
         tokens.extend(tokenize(term))
     focus_tokens = problem_setup_free(tokenize(focus), signals)

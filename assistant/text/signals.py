@@ -65,7 +65,12 @@ _LEVEL_PREFIX = re.compile(
 _ACCESS_LOG = re.compile(
     r'^\s*(?:INFO:\s+)?\S+:\d+ - "(?:GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) '
 )  # uvicorn's access log
-_COMMAND = re.compile(r"^(?:\$\s+)?(?:vllm serve|python3? -m vllm|docker run|CUDA_VISIBLE_DEVICES=\S+ vllm)\b")
+# A command line that starts vLLM, as users paste it: after a prompt (`$`, `>`), a backtick, `sudo` or `nohup`,
+# and the env vars it sets (`CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm.entrypoints.openai.api_server …`).
+_COMMAND = re.compile(
+    r"^[`$>\s]*(?:sudo\s+)?(?:nohup\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
+    r"(?:vllm\s+(?:serve|bench|chat)|python3?\s+-m\s+vllm|docker\s+run)\b"
+)
 _CJK_TEXT = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]+")  # Chinese characters and punctuation, run by run
 _PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error
 _GENERIC_EXC = frozenset({"Error", "Exception", "Warning"})
@@ -113,7 +118,8 @@ def is_log_line(line: str) -> bool:
 
 
 def is_command(line: str) -> bool:
-    """A line that starts vLLM (`vllm serve …`, `python -m vllm…`, `docker run …`), log chrome removed."""
+    """A line that starts vLLM (`vllm serve …`, `python -m vllm…`, `docker run …`, after a prompt, `nohup` or the env
+    vars it sets), log chrome removed."""
     return bool(_COMMAND.match(line.strip()))
 
 

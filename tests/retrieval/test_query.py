@@ -17,6 +17,20 @@ def test_setup_details_do_not_count_as_evidence_terms():
     assert "4090" in q.lexical_tokens  # retrieval still sees everything
 
 
+def test_the_lexical_channel_reads_the_problem_not_the_command_line():
+    q = analyze(
+        "tensor parallel start-up just keeps hanging, nothing after the NCCL lines\n"
+        "`CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm.entrypoints.openai.api_server --tensor-parallel-size 2 --model m`"
+    )
+    assert {"hanging", "nccl"} <= set(q.lexical_tokens)
+    assert not {"cuda_visible_devices", "--tensor-parallel-size", "api_server"} & set(q.lexical_tokens)
+
+
+def test_a_message_that_is_its_command_keeps_it():
+    q = analyze("vllm serve m --enable-turbo-mode fails")
+    assert "--enable-turbo-mode" in q.lexical_tokens
+
+
 def test_chinese_question_gets_an_english_view_for_the_dense_channel():
     q = analyze("vllm 服务崩溃，报错显存不足")
     assert q.lang == "zh"

@@ -1,5 +1,7 @@
 """The problem part of a message apart from its setup: the names a problem states, not those its command passes."""
 
+import pytest
+
 from assistant.text.problem import problem_names, problem_part, questioned_names, without_commands
 
 COMMAND = (
@@ -11,6 +13,34 @@ def test_command_lines_and_their_continuations_are_setup():
     text = f"It hangs at NCCL init.\n{COMMAND}\nNothing after that."
     assert without_commands(text) == "It hangs at NCCL init.\nNothing after that."
     assert "--max-model-len" not in problem_part(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm.entrypoints.openai.api_server --tensor-parallel-size 2",
+        "`CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm.entrypoints.openai.api_server --model m`",
+        "nohup python3 -m vllm.entrypoints.openai.api_server \\",
+        "$ VLLM_USE_V1=0 HF_TOKEN=x vllm serve m --port 8000",
+        "sudo docker run --gpus all vllm/vllm-openai:latest --model m",
+        "vllm bench serve --model m --num-prompts 10",
+    ],
+)
+def test_command_lines_as_users_paste_them(line: str):
+    assert without_commands(f"It hangs.\n{line}") == "It hangs."
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# vllm serve hangs after the first request",  # a heading that names the command
+        "vllm serve: error: unrecognized arguments: --turbo",  # the command's own error output
+        "I run vllm serve with two GPUs",
+        "python3 -m pip install vllm",
+    ],
+)
+def test_lines_that_only_name_a_command_stay(line: str):
+    assert without_commands(f"It hangs.\n{line}") == f"It hangs.\n{line}"
 
 
 def test_a_short_question_states_the_names_it_asks_about():
