@@ -72,6 +72,8 @@ _COMMAND = re.compile(
     r"(?:vllm\s+(?:serve|bench|chat)|python3?\s+-m\s+vllm|docker\s+run)\b"
 )
 _CJK_TEXT = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]+")  # Chinese characters and punctuation, run by run
+_CJK_CHAR = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]")
+_PLAIN_WORD = re.compile(r"[a-z]+[,.;:!?]?")  # "takes", "has,": a sentence's next word, not a model, path or flag
 _PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error
 _GENERIC_EXC = frozenset({"Error", "Exception", "Warning"})
 
@@ -119,8 +121,18 @@ def is_log_line(line: str) -> bool:
 
 def is_command(line: str) -> bool:
     """A line that starts vLLM (`vllm serve …`, `python -m vllm…`, `docker run …`, after a prompt, `nohup` or the env
-    vars it sets), log chrome removed."""
-    return bool(_COMMAND.match(line.strip()))
+    vars it sets), log chrome removed; not a sentence that begins with the command's name ("vllm serve takes ten
+    minutes to start", "vllm serve 有健康检查的接口吗")."""
+    stripped = line.strip()
+    command = _COMMAND.match(stripped)
+    if command is None:
+        return False
+    rest = stripped[command.end() :]
+    if _CJK_CHAR.search(rest):
+        return False
+    first = rest.split(None, 1)[0] if rest.strip() else ""
+    # An English word next, and no flag nor continuation after it: prose ("vllm serve mistral --port 1" runs a model).
+    return not (_PLAIN_WORD.fullmatch(first) and " -" not in rest and not rest.rstrip().endswith("\\"))
 
 
 def _message_opens(body: str) -> bool:
@@ -151,7 +163,9 @@ def salient_text(text: str, limit: int = SUMMARY_CHARS, chinese_words: bool = Fa
     and the command that was run. Code and logs inside a fence are not the user's words; a WARNING or ERROR
     line counts as an error line by its level; an exception message that continues on indented lines is read
     whole. `chinese_words` (`Settings.chinese_prose_words`): a Chinese line's words are counted as about two
-    characters each, not by its spaces, so that it can be prose (off: it lost out of sample, eval/README.md).
+    characters each, not by its spaces, so that it can be prose (off: it lost out of sample, eval/README.md). Without
+    it, a message with no prose line and no error line (a title and a Chinese sentence or two beside a pasted command)
+    is read from its own short lines: what the user says comes before the command they run.
     """
     words = _word_count if chinese_words else (lambda line: len(line.split()))
     lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
@@ -160,6 +174,7 @@ def salient_text(text: str, limit: int = SUMMARY_CHARS, chinese_words: bool = Fa
     prose: list[str] = []
     errors: list[str] = []
     commands: list[str] = []
+    short: list[str] = []  # the user's own lines of fewer than four words
     in_fence, opened = False, -1  # opened: the error whose message continues below
     for ln in lines:
         if ln.lstrip().startswith(("```", "~~~")):
@@ -177,20 +192,20 @@ def salient_text(text: str, limit: int = SUMMARY_CHARS, chinese_words: bool = Fa
             or body.startswith(("^", "~", "Traceback (most recent call last)"))
         ):
             continue
+        own = not (is_log or in_fence) and not ln.startswith((" ", "\t")) and not _MSG.search(body)
         if is_command(body):
             commands.append(body)
-        elif (
-            not (is_log or in_fence)
-            and not ln.startswith((" ", "\t"))
-            and words(body) >= 4
-            and not _MSG.search(body)
-        ):
+        elif own and words(body) >= 4:
             prose.append(body)
+        elif own and not _SALIENT.search(ln):
+            short.append(body)
         elif _SALIENT.search(ln):  # the line's level counts: "WARNING … preempted"
             errors.append(body)
             if _message_opens(body):
                 opened = len(errors) - 1
     errors = list(dict.fromkeys(reversed(errors)))  # the last error line is usually the real one
+    if not prose and not errors:  # a title and a Chinese sentence or two: what the user says, not their command
+        prose = short
     asked = [p for p in prose[1:] if p.rstrip().endswith(("?", "？"))][-1:]  # the question, often at the end
     parts = prose[:1] + errors[:1] + asked + [p for p in prose[1:3] if p not in asked] + commands[:1] + errors[1:]
     out, size = [], 0

@@ -37,6 +37,9 @@ def test_command_lines_as_users_paste_them(line: str):
         "vllm serve: error: unrecognized arguments: --turbo",  # the command's own error output
         "I run vllm serve with two GPUs",
         "python3 -m pip install vllm",
+        "vllm serve takes ten minutes every start",  # a sentence that begins with the command's name
+        "vllm serve 有健康检查的接口吗？",
+        "docker run fails with a permission error on the socket",
     ],
 )
 def test_lines_that_only_name_a_command_stay(line: str):

@@ -90,14 +90,23 @@ def test_a_chinese_sentence_counts_as_the_users_words():
     assert focus.startswith("多卡部署的时候服务起不来")
     assert "日志停在加载权重之后" in focus and "vllm serve my-org/my-model" in focus
     assert "--tensor-parallel-size 4" not in focus  # inside the fence: not the user's words
-    # Off (the default, `Settings.chinese_prose_words`): the words are counted by spaces, as before.
-    assert "日志停在加载权重之后" not in salient_text(paste)
+    # Off (the default, `Settings.chinese_prose_words`): the words are counted by spaces, so a Chinese line is prose
+    # only when the user wrote nothing that counts as prose ...
+    assert "日志停在加载权重之后" in salient_text(paste)
+    assert salient_text(paste).index("日志停在") < salient_text(paste).index("vllm serve")
+    # ... and not beside an English sentence of four words or more.
+    mixed = paste + "It worked fine on the older release\n"
+    assert "日志停在加载权重之后" not in salient_text(mixed)
+    assert "日志停在加载权重之后" in salient_text(mixed, chinese_words=True)
 
 
 def test_the_setting_reaches_the_focus_text():
     from assistant.retrieval.query import analyze
 
-    paste = "我的启动命令如下：\n```\nvllm serve my-org/my-model\n```\n日志停在加载权重之后，显卡占用一直是百分之百\n再等也没有用"
+    paste = (
+        "It worked fine on the older release\n我的启动命令如下：\n```\nvllm serve my-org/my-model\n```\n"
+        "日志停在加载权重之后，显卡占用一直是百分之百\n再等也没有用"
+    )
     assert "日志停在加载权重之后" in analyze(paste, chinese_words=True).focus_text
     assert "日志停在加载权重之后" not in analyze(paste).focus_text
 
@@ -108,3 +117,18 @@ def test_a_short_chinese_phrase_is_not_prose():
         "日志\n```\nsome code here\nmore code\n```\nThe server stops answering after an hour of load", chinese_words=True
     )
     assert "日志" not in focus.split("\n")
+
+
+def test_a_short_chinese_question_is_its_words_not_its_command():
+    text = (
+        "vllm多卡推理问题\n我的命令：\n```shell\nvllm serve TeleChat2-7B \\\n  --tensor-parallel-size 2 \\\n"
+        "  --dtype float16\n```\n运行之后，会一直卡在一步，不继续加载模型"
+    )
+    focus = salient_text(text)
+    assert "会一直卡在一步" in focus and "vllm多卡推理问题" in focus
+    assert focus.index("卡在") < focus.index("vllm serve")  # the command comes after what the user says
+
+
+def test_an_english_paste_with_prose_does_not_take_its_short_lines():
+    text = "The server hangs after loading the weights on two GPUs\nSee:\nvllm serve m --tensor-parallel-size 2\nThanks"
+    assert "Thanks" not in salient_text(text) and "See:" not in salient_text(text)
