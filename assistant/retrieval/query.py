@@ -79,10 +79,11 @@ def analyze(
         signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
     problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
     focus = salient_text(problem, chinese_words=chinese_words)
-    asked = lexical_source(problem)
-    tokens = tokenize(without_log_chrome(asked))  # every line but its log chrome: any line may be the one that matters
+    lexical_problem = lexical_source(problem)
+    # Every line but its log chrome: any line may be the one that matters.
+    tokens = tokenize(without_log_chrome(lexical_problem))
     # Signals found anywhere in the problem count again: they are what identifies a known problem.
-    problem_signals = signals if asked == text else extract_signals(asked)
+    problem_signals = signals if lexical_problem == text else extract_signals(lexical_problem)
     for term in problem_signals.messages + problem_signals.strong_terms():
         tokens.extend(tokenize(term))
     focus_tokens = problem_setup_free(tokenize(focus), signals)
