@@ -60,9 +60,9 @@ def lexical_source(problem: str) -> str:
     """What the lexical channel reads of a message's problem part: the problem without the command lines it pastes.
 
     The flags, env vars and model a user's own command passes are their setup, not their problem; counted as query
-    words they rank the sections and entries about those flags (the CUDA_VISIBLE_DEVICES entry for a tensor-parallel
-    hang launched with `CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm…`) above the one about what went wrong. A message
-    that is little more than its command keeps it.
+    words they rank the sections and entries about those flags (the CUDA_VISIBLE_DEVICES entry for any problem of a
+    server started with `CUDA_VISIBLE_DEVICES=0,1 vllm serve …`) above the one about what went wrong. A message that
+    is little more than its command keeps it.
     """
     rest = without_commands(problem)
     return rest if len(tokenize(rest)) >= _MIN_PROBLEM_TOKENS else problem
