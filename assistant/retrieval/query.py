@@ -56,16 +56,16 @@ def _is_run_specific(token: str) -> bool:
 _MIN_PROBLEM_TOKENS = 4
 
 
-def lexical_source(problem: str) -> str:
-    """What the lexical channel reads of a message's problem part: the problem without the command lines it pastes.
+def lexical_source(problem: str, part: str) -> str:
+    """What the lexical channel reads of a message's problem (`problem_text`): `part`, the problem without the command
+    lines it pastes (`without_commands`).
 
     The flags, env vars and model a user's own command passes are their setup, not their problem; counted as query
     words they rank the sections and entries about those flags (the CUDA_VISIBLE_DEVICES entry for any problem of a
     server started with `CUDA_VISIBLE_DEVICES=0,1 vllm serve …`) above the one about what went wrong. A message that
     is little more than its command keeps it.
     """
-    rest = without_commands(problem)
-    return rest if len(tokenize(rest)) >= _MIN_PROBLEM_TOKENS else problem
+    return part if len(tokenize(part)) >= _MIN_PROBLEM_TOKENS else problem
 
 
 def analyze(
@@ -79,7 +79,8 @@ def analyze(
         signals = extract_signals(text)  # the setup (versions, GPUs, models) is read from everything pasted
     problem = problem_text(text)  # retrieval reads the problem: no environment dump, no issue-template chrome
     focus = salient_text(problem, chinese_words=chinese_words)
-    lexical_problem = lexical_source(problem)
+    part = without_commands(problem)
+    lexical_problem = lexical_source(problem, part)
     # Every line but its log chrome: any line may be the one that matters.
     tokens = tokenize(without_log_chrome(lexical_problem))
     # Signals found anywhere in the problem count again: they are what identifies a known problem.
@@ -88,7 +89,7 @@ def analyze(
         tokens.extend(tokenize(term))
     focus_tokens = problem_setup_free(tokenize(focus), signals)
     # What went wrong, not what the user runs: no command line, traceback frame nor setup term.
-    own_problem = problem_setup_free(tokenize(without_log_chrome(problem_scope(text, problem))), signals)
+    own_problem = problem_setup_free(tokenize(without_log_chrome(problem_scope(text, part))), signals)
     hardware = list(dict.fromkeys(t for gpu in signals.gpus for t in gpu_terms(gpu)))
     if hardware:  # "A100" also means Ampere / SM80, as entries and docs often say
         tokens.extend(tokenize(" ".join(hardware)))

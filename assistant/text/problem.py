@@ -38,11 +38,12 @@ def problem_part(text: str) -> str:
     return without_commands(problem_text(text))
 
 
-def problem_scope(text: str, problem: str | None = None) -> str:
+def problem_scope(text: str, part: str | None = None) -> str:
     """What went wrong, in the user's words: a question's problem part whole; a paste's first line (a report's title),
     its error lines and messages and the sentences that ask, not its traceback frames nor the lines around.
-    `problem`: `problem_text(text)`, when the caller has it."""
-    part = without_commands(problem if problem is not None else problem_text(text))
+    `part`: `problem_part(text)`, when the caller has it."""
+    if part is None:
+        part = problem_part(text)
     if not is_paste(text):
         return part
     lines = [ln for ln in part.split("\n") if ln.strip()]

@@ -72,7 +72,6 @@ _COMMAND = re.compile(
     r"(?:vllm\s+(?:serve|bench|chat)|python3?\s+-m\s+vllm|docker\s+run)\b"
 )
 _CJK_TEXT = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]+")  # Chinese characters and punctuation, run by run
-_CJK_CHAR = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]")
 _PLAIN_WORD = re.compile(r"[a-z]+[,.;:!?]?")  # "takes", "has,": a sentence's next word, not a model, path or flag
 _PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error
 _GENERIC_EXC = frozenset({"Error", "Exception", "Warning"})
@@ -128,7 +127,7 @@ def is_command(line: str) -> bool:
     if command is None:
         return False
     rest = stripped[command.end() :]
-    if _CJK_CHAR.search(rest):
+    if _CJK_TEXT.search(rest):
         return False
     first = rest.split(None, 1)[0] if rest.strip() else ""
     # An English word next, and no flag nor continuation after it: prose ("vllm serve mistral --port 1" runs a model).
