@@ -210,10 +210,12 @@ def test_every_docs_item_has_a_label_on_the_release_and_negatives_that_it_answer
     unlabelled = [i.id for name in sets for i in sets[name] if i.label_for(EVAL_RELEASE) is None]
     assert not unlabelled, f"no release_labels[{EVAL_RELEASE!r}]: {unlabelled}"  # a negative too: [] = still one
     answered = [i.id for i in sets["negatives"] if i.answered_by(EVAL_RELEASE)]
-    # The 25 the release's docs answer (eval/README.md), less the 6 of them a curated entry answers on every corpus
-    # (neg-18, neg-71, neg-75, neg-78, neg-79, neg-84: moved to docs/reports on 2026-12-01, with their labels there).
+    # The 25 the release's docs answer (eval/README.md), less the 7 of them a curated entry answers on every corpus
+    # (neg-18, neg-71, neg-75, neg-78, neg-79, neg-84: moved to docs/reports on 2026-12-01, with their labels there;
+    # neg-85, moved to reports on 2026-12-06 when the matryoshka entry came).
     moved = [i.id for name in RELEASE_SETS for i in sets[name] if i.id.startswith("neg-") and i.label_for(EVAL_RELEASE)]
-    assert len(answered) >= 19 and {"neg-18", "neg-71", "neg-75", "neg-78", "neg-79", "neg-84"} <= set(moved), answered
+    moved_ids = {"neg-18", "neg-71", "neg-75", "neg-78", "neg-79", "neg-84", "neg-85"}
+    assert len(answered) >= 18 and moved_ids <= set(moved), answered
 
 
 @pytest.mark.parametrize("item", release_checked_items(), ids=lambda item: item.id)
