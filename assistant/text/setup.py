@@ -421,7 +421,14 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# vLLM's periodic metrics line ("Engine 000: Avg prompt throughput: 1.2 tokens/s, Avg generation throughput: ...,
+# Running: 3 reqs, ..."), printed every few seconds and pasted with most server logs: its words are not a symptom.
+_STATS_LINE = "Avg prompt throughput:"
+
+
 def _symptoms(text: str) -> tuple[str, ...]:
+    if _STATS_LINE in text:
+        text = "\n".join(line for line in text.split("\n") if _STATS_LINE not in line)
     found = []
     for name, rx in _SYMPTOM_PATTERNS:
         if any(not _negated(text, m.start()) for m in rx.finditer(text)):

@@ -75,6 +75,17 @@ def test_symptom_classes_in_english_and_chinese(text, expected):
     assert set(extract_setup(text).symptoms) == expected
 
 
+def test_the_periodic_metrics_line_is_not_a_symptom():
+    stats = (
+        "INFO 03-02 10:00:01 [loggers.py:123] Engine 000: Avg prompt throughput: 512.0 tokens/s, "
+        "Avg generation throughput: 40.5 tokens/s, Running: 12 reqs, Waiting: 0 reqs, GPU KV cache usage: 30.1%"
+    )
+    assert extract_setup(f"requests are stuck after an hour, the last log line:\n{stats}").symptoms == ("hang",)
+    assert extract_setup(stats).symptoms == ()
+    # the user's own words about speed still count
+    assert "slow" in extract_setup(f"generation is far too slow:\n{stats}").symptoms
+
+
 def test_features_on_off_and_unmentioned():
     on = extract_setup(
         '--speculative-config \'{"method":"dspark","num_speculative_tokens":5}\' '
