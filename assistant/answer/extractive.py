@@ -223,8 +223,16 @@ def ruled_out_last(hits: Sequence[Hit], setup: UserSetup, text: str) -> list[Hit
     return kept + ruled
 
 
+def quotes_its_error(app: Applicability) -> bool:
+    """Whether the user's text holds one of a known problem's full error messages (`applicability.check_errors`):
+    the message the entry is known by, quoted, is evidence that it addresses this problem, whatever the words around
+    it (a feature request that pastes the error, a report whose log is mostly other lines)."""
+    return any(c.detail == "error" and c.verdict == "applies" for c in app.checks)
+
+
 def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup | None = None) -> Plan:
-    """The first source over the evidence bar that the user's setup does not rule out answers.
+    """The first source over the evidence bar that the user's setup does not rule out answers; a known problem whose
+    error message the user quotes answers from half the bar (`quotes_its_error`).
 
     A known problem whose conditions the setup contradicts (another GPU, a fixed release, another
     symptom) is never the answer: it is named as not applying, and the next source answers, or none.
@@ -239,7 +247,7 @@ def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup 
             if app.said_otherwise and all(r.chunk.id != h.chunk.id for r, _ in ruled_out):
                 ruled_out.append((h, app))
             continue
-        if h.confidence < min_confidence:
+        if h.confidence < min_confidence and not quotes_its_error(app):
             continue
         primary, primary_app = h, app
         break

@@ -104,15 +104,25 @@ def source_text(chunk: Chunk, lang: Lang) -> str:
     return _clip("\n".join(lines) or chunk.dense_text, _SOURCE_CHARS * 2)
 
 
-def pick_sources(hits: Sequence[Hit], min_confidence: float, limit: int = MAX_SOURCES) -> list[Hit]:
-    """The hits the extractive answer would also trust, best first, one per chunk."""
+def pick_sources(
+    hits: Sequence[Hit], min_confidence: float, limit: int = MAX_SOURCES, lead: str | None = None
+) -> list[Hit]:
+    """The hits the extractive answer would also trust, best first, one per chunk. `lead`: the chunk the extractive
+    answer answers from, first whatever its confidence (a known problem whose error message the user quotes answers
+    under the bar: `extractive.quotes_its_error`)."""
     seen: set[str] = set()
-    out = []
+    out = [h for h in hits if h.chunk.id == lead][:1]
+    seen.update(h.chunk.id for h in out)
     for h in hits:
         if h.confidence >= min_confidence and h.chunk.id not in seen:
             seen.add(h.chunk.id)
             out.append(h)
     return out[:limit]
+
+
+def _lead(answer: Answer) -> str | None:
+    """The chunk an extractive answer answers from (its source [1]), None when it abstained."""
+    return None if answer.abstained or not answer.citations else answer.citations[0].id
 
 
 def _question(text: str) -> str:
@@ -122,9 +132,13 @@ def _question(text: str) -> str:
 
 
 def build_prompt(
-    query: Query, hits: Sequence[Hit], min_confidence: float, history: Sequence[Turn] | None = None
+    query: Query,
+    hits: Sequence[Hit],
+    min_confidence: float,
+    history: Sequence[Turn] | None = None,
+    lead: str | None = None,
 ) -> Prompt:
-    sources = pick_sources(hits, min_confidence)
+    sources = pick_sources(hits, min_confidence, lead=lead)
     parts = ["Sources:"]
     for n, h in enumerate(sources, start=1):
         title = _fence(h.chunk.title).replace('"', "'")
@@ -331,7 +345,7 @@ class GenerativeWriter:
         fallback. This is stricter than `write`, which can still mark a detail `(unverified)` after the fact.
         """
         bar = min_confidence_for(query.text, *self.settings.evidence_bars)
-        prompt = build_prompt(query, hits, bar, history)
+        prompt = build_prompt(query, hits, bar, history, _lead(fallback))
         if not prompt.sources:
             yield fallback.body
             yield fallback
@@ -379,7 +393,7 @@ class GenerativeWriter:
     ) -> Answer:
         """The whole answer at once, verified as a whole (unsupported details marked `(unverified)`)."""
         bar = min_confidence_for(query.text, *self.settings.evidence_bars)
-        prompt = build_prompt(query, hits, bar, history)
+        prompt = build_prompt(query, hits, bar, history, _lead(fallback))
         if not prompt.sources:
             return fallback
         try:

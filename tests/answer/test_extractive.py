@@ -306,3 +306,21 @@ def test_another_tools_flags_an_entry_declares_are_not_checked_against_vllm():
     checked = next(ln for ln in answer.body.splitlines() if ln.startswith("**Checked against"))
     assert "--shutdown" not in checked and "--update" not in checked
     assert "`VLLM_WSL2_ENABLE_PIN_MEMORY`" in checked
+
+
+PP = REPO_ROOT / "corpus/entries/pipeline-parallel-not-supported-for-model.yaml"
+
+
+def test_a_known_problem_whose_error_the_user_quotes_answers_under_the_bar():
+    quoted = (
+        "vllm serve Qwen/Qwen-7B-Chat --pipeline-parallel-size 2 stops at start-up:\n"
+        "NotImplementedError: Pipeline parallelism is only supported for the following architectures: "
+        "['LlamaForCausalLM', 'MistralForCausalLM']"
+    )
+    answer = compose(analyze(quoted), [_entry_hit(PP, confidence=0.4)], 0.6)
+    assert not answer.abstained and answer.citations[0].id == "pipeline-parallel-not-supported-for-model"
+    # the same entry, for a question that does not quote its message, needs the bar
+    asked = "Can I split Qwen over two GPUs with --pipeline-parallel-size 2, or is it unsupported?"
+    assert compose(analyze(asked), [_entry_hit(PP, confidence=0.4)], 0.6).abstained
+    # and a quote does not lift a hit from under half the bar
+    assert compose(analyze(quoted), [_entry_hit(PP, confidence=0.2)], 0.6).abstained

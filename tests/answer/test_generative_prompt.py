@@ -133,3 +133,10 @@ def test_reasoning_is_held_back_from_the_stream():
     assert out == "The answer [1]"
     plain = HideReasoning()
     assert "".join(plain.feed(d) for d in ["<", "b>bold</b> text"]) == "<b>bold</b> text"
+
+
+def test_the_source_the_extractive_answer_leads_with_comes_first_whatever_its_confidence():
+    hits = [_entry("a", 0.9), _entry("b", 0.3), _entry("c", 0.7)]
+    assert [h.chunk.id for h in pick_sources(hits, 0.5, lead="b")] == ["b", "a", "c"]
+    assert [h.chunk.id for h in pick_sources(hits, 0.5, lead="a")] == ["a", "c"]  # once
+    assert [h.chunk.id for h in pick_sources(hits, 0.5, lead="gone")] == ["a", "c"]

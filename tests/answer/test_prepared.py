@@ -25,7 +25,8 @@ def test_composing_at_the_settings_bar_is_the_answer_ask_gives(docs_assistant, q
 def test_one_reading_composes_at_any_bar(docs_assistant):
     prepared = docs_assistant.prepare(QUESTIONS[0])
     assert not prepared.compose(0.0).abstained
-    assert prepared.compose(1.01).abstained  # no evidence reaches a bar above certainty
+    # a known problem whose message the question quotes answers from half the bar; nothing reaches half of 2.01
+    assert prepared.compose(2.01).abstained
     assert answer_json(prepared.compose(prepared.bar)) == answer_json(prepared.compose())
 
 
