@@ -136,6 +136,15 @@ def reference_problems(entry: Entry) -> list[str]:
     return [f"{entry.id}: reference {r!r} is not an http(s) URL" for r in entry.references if not _URL.match(r)]
 
 
+def error_named_problems(entry: Entry) -> list[str]:
+    """An entry offered only when the user quotes its message (`conditions.error_named`) needs a full message among
+    its `error_strings`: the applicability check reads only strings with a space in them (a bare exception name or
+    a code fragment is often missing from what users paste), so without one the condition holds nothing back."""
+    if not entry.conditions.error_named or any(" " in e.strip() for e in entry.error_strings):
+        return []
+    return [f"{entry.id}: error_named, but no error string is a full message (with a space): {entry.error_strings}"]
+
+
 # --------------------------------------------------------------------------- shared error strings
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from assistant.ingest.entries import parse_entry
 from assistant.ingest.entry_checks import (
+    error_named_problems,
     reference_problems,
     release_problems,
     removal_version_problems,
@@ -78,6 +79,11 @@ def test_every_flag_and_env_var_an_entry_names_exists_in_the_release_it_applies_
 
 def test_no_error_string_is_shared_without_a_condition_that_tells_the_entries_apart(entries):
     problems = shared_error_problems(entries)
+    assert not problems, "\n".join(problems)
+
+
+def test_an_entry_known_by_its_message_quotes_a_full_one(entries):
+    problems = [p for e in entries for p in error_named_problems(e)]
     assert not problems, "\n".join(problems)
 
 

@@ -6,6 +6,7 @@ from assistant.entry import Entry
 from assistant.ingest.entry_checks import (
     applies_to_release,
     distinguishable,
+    error_named_problems,
     named_env_vars,
     named_flags,
     release_problems,
@@ -123,3 +124,14 @@ def test_an_error_naming_a_removed_flag_needs_the_release_it_began_in():
     # `--disable-log-requests-x` is another name.
     other = removed | {"error_strings": ["unrecognized arguments: --disable-log-requests-x"]}
     assert removal_version_problems(_entry("other", **other)) == []
+
+
+def test_an_entry_known_by_its_message_needs_a_full_message_not_a_code_fragment():
+    fragment = _entry(error_strings=["self.buf[k].copy_("], conditions={"symptoms": ["crash"], "error_named": True})
+    assert error_named_problems(fragment) == [
+        "an-entry: error_named, but no error string is a full message (with a space): ['self.buf[k].copy_(']"
+    ]
+    full = _entry(error_strings=["self.buf[k].copy_(", "RuntimeError: buffer too small"],
+                  conditions={"symptoms": ["crash"], "error_named": True})  # fmt: skip
+    assert error_named_problems(full) == []
+    assert error_named_problems(_entry(error_strings=["copy_("], conditions={"symptoms": ["crash"]})) == []
