@@ -246,6 +246,12 @@ class Entry(BaseModel):
     source: str = Field(min_length=1)
     original: Original | None = None
 
+    @property
+    def full_messages(self) -> list[str]:
+        """The `error_strings` that are whole messages (with a space): what a user's text is compared with. A bare
+        exception name or a code fragment (`EngineDeadError`, `buf.copy_(`) is often missing from what users paste."""
+        return [e for e in self.error_strings if " " in e.strip()]
+
     @field_validator("title", "root_cause", "fix")
     @classmethod
     def _non_empty(cls, v: Localized) -> Localized:

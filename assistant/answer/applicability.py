@@ -260,7 +260,7 @@ def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:
     Only full messages ("RuntimeError: not home_path.empty()") decide; a bare exception name such as
     `EngineDeadError` is often missing from what users paste (the client's HTTP 500, the root line).
     """
-    messages = [e for e in entry.error_strings if " " in e.strip()]
+    messages = entry.full_messages
     if not messages:
         return []
     needs = tuple(messages)

@@ -138,9 +138,9 @@ def reference_problems(entry: Entry) -> list[str]:
 
 def error_named_problems(entry: Entry) -> list[str]:
     """An entry offered only when the user quotes its message (`conditions.error_named`) needs a full message among
-    its `error_strings`: the applicability check reads only strings with a space in them (a bare exception name or
-    a code fragment is often missing from what users paste), so without one the condition holds nothing back."""
-    if not entry.conditions.error_named or any(" " in e.strip() for e in entry.error_strings):
+    its `error_strings` (`Entry.full_messages`, what the applicability check compares): without one the condition
+    holds nothing back."""
+    if not entry.conditions.error_named or entry.full_messages:
         return []
     return [f"{entry.id}: error_named, but no error string is a full message (with a space): {entry.error_strings}"]
 
