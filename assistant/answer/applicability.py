@@ -254,6 +254,14 @@ def _haystacks(text: str) -> tuple[str, str]:
     return plain, _TUPLE_JOIN.sub("", plain)
 
 
+def _forms(message: str) -> tuple[str, ...]:
+    """`message`, and what follows its first ": " when that is a message too (with a space): "RuntimeError: not
+    home_path.empty()" is also pasted without its class, but the tail of "Unknown part type: file" ("file") or of
+    "unrecognized arguments: --task" ("--task") is a word any text may hold, not the error."""
+    tail = message.split(": ", 1)[-1].strip()
+    return (message, tail) if tail != message.strip() and " " in tail else (message,)
+
+
 def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:
     """An entry known by an error message, and a paste whose error lines are other ones: another problem.
 
@@ -265,7 +273,7 @@ def check_errors(entry: Entry, setup: UserSetup, text: str) -> list[Check]:
         return []
     needs = tuple(messages)
     haystacks = _haystacks(text)
-    forms = [_norm(f) for e in messages for f in (e, e.split(": ", 1)[-1])]
+    forms = [_norm(f) for e in messages for f in _forms(e)]
     if any(f in h for f in forms for h in haystacks):
         return [Check("error", "applies", needs, needs)]
     if setup.errors:

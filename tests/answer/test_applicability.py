@@ -134,6 +134,17 @@ def test_an_error_message_decides_a_bare_exception_name_does_not():
     assert "error" not in _verdicts(_entry(error_strings=["EngineDeadError"]), "HTTP 500 from the server")
 
 
+def test_a_message_is_also_read_without_its_head_only_when_the_rest_is_a_message():
+    cuda = _entry(error_strings=["CUDA error: an illegal memory access was encountered"])
+    assert _verdicts(cuda, "torch.AcceleratorError: an illegal memory access was encountered")["error"] == "applies"
+    # the tail of these is one word: a user's "Too many open files" or own `--task generate` is not the message
+    part = _entry(error_strings=["Unknown part type: file"], error_named=True)
+    assert _verdicts(part, "OSError: [Errno 24] Too many open files")["error"] == "contradicts"
+    assert _verdicts(part, "NotImplementedError: Unknown part type: file")["error"] == "applies"
+    task = _entry(error_strings=["unrecognized arguments: --task"])
+    assert _verdicts(task, "vllm serve m --task generate\nValueError: bad config here")["error"] == "contradicts"
+
+
 def test_an_error_message_matches_with_or_without_its_markdown_backticks():
     # transformers raises "`rope_scaling` must be ..."; a paste from a rendered page has lost the backticks
     entry = _entry(error_strings=["`rope_scaling` must be a dictionary with two fields, `type` and `factor`"])
