@@ -24,6 +24,9 @@ def test_command_lines_and_their_continuations_are_setup():
         "$ VLLM_USE_V1=0 HF_TOKEN=x vllm serve m --port 8000",
         "sudo docker run --gpus all vllm/vllm-openai:latest --model m",
         "vllm bench serve --model m --num-prompts 10",
+        "DOCKER_BUILDKIT=1 docker build . --target vllm-openai --build-arg max_jobs=32",  # builds vLLM: setup too
+        "pip install vllm==0.6.0",
+        "uv pip install -e . --torch-backend=auto",
     ],
 )
 def test_command_lines_as_users_paste_them(line: str):
@@ -40,10 +43,19 @@ def test_command_lines_as_users_paste_them(line: str):
         "vllm serve takes ten minutes every start",  # a sentence that begins with the command's name
         "vllm serve 有健康检查的接口吗？",
         "docker run fails with a permission error on the socket",
+        "docker build fails after the last commit",
+        "pip install vllm takes an hour",
     ],
 )
 def test_lines_that_only_name_a_command_stay(line: str):
     assert without_commands(f"It hangs.\n{line}") == f"It hangs.\n{line}"
+
+
+def test_a_command_quoted_inside_a_sentence_is_setup_too():
+    text = "I built the image with `DOCKER_BUILDKIT=1 docker build . --build-arg max_jobs=32` and it dies"
+    assert without_commands(text) == "I built the image with  and it dies"
+    kept = "Setting `max_jobs` lower and `pip install -e .` fails with `error: subprocess-exited-with-error`"
+    assert without_commands(kept) == "Setting `max_jobs` lower and  fails with `error: subprocess-exited-with-error`"
 
 
 def test_a_short_question_states_the_names_it_asks_about():
