@@ -26,6 +26,7 @@ from assistant.answer.text import (
     INSTRUCTIONS,
     LABELS,
     NOT_VLLM,
+    OLDER,
     OTHER_SOFTWARE,
     READ,
     RUNS_OTHER,
@@ -304,14 +305,17 @@ def _ruled_out_lines(p: Plan, lang: Lang, citations: list[Citation]) -> list[str
     return lines + [""]
 
 
-def _next_steps(query: Query, setup: UserSetup, reason: str | None = None) -> list[str]:
+def _next_steps(query: Query, setup: UserSetup, reason: str | None = None, newest: str | None = None) -> list[str]:
     """What the user should collect next: only what their message does not give, after what it was read as.
-    `reason`: why nothing answers, said instead of the plain "not found" (e.g. vLLM run through a framework)."""
+    `reason`: why nothing answers, said instead of the plain "not found" (e.g. vLLM run through a framework);
+    `newest`: the newest release indexed, to tell a user on an older minor release to try it first."""
     lang = query.lang
     lines = [reason or ABSTAIN[lang]]
     described = read_as(setup)
     if described:
         lines += ["", READ[lang].format(setup=", ".join(described))]
+    if scope.older_minor(setup.vllm_version, newest):
+        lines += ["", OLDER[lang].format(have=setup.vllm_version, newest=newest)]
     missing = missing_details(query.text, setup)
     if missing:
         lines += ["", COLLECT_HEAD[lang]] + [f"- {COLLECT[lang][d]}" for d in missing]
@@ -326,13 +330,19 @@ def _next_steps(query: Query, setup: UserSetup, reason: str | None = None) -> li
 
 
 def abstain(
-    query: Query, hits: list[Hit], p: Plan | None = None, setup: UserSetup | None = None, reason: str | None = None
+    query: Query,
+    hits: list[Hit],
+    p: Plan | None = None,
+    setup: UserSetup | None = None,
+    reason: str | None = None,
+    newest: str | None = None,
 ) -> Answer:
-    """No source states a fix: what was ruled out, what to collect, and the closest sections (named, not quoted)."""
+    """No source states a fix: what was ruled out, what to collect, and the closest sections (named, not quoted).
+    `newest`: the newest release indexed (see `_next_steps`)."""
     lang = query.lang
     citations: list[Citation] = []
     lines = _ruled_out_lines(p, lang, citations) if p else []
-    lines += _next_steps(query, setup if setup is not None else extract_setup(query.text), reason)
+    lines += _next_steps(query, setup if setup is not None else extract_setup(query.text), reason, newest)
     shown = {c.id for c in citations}
     close = [h for h in hits if h.chunk.id not in shown][:2]
     if close:
@@ -513,14 +523,15 @@ def compose(
         return decline(query, hits, refusal)
     p = plan(query, hits, min_confidence, setup)
     hits = ruled_out_last(hits, setup, query.text)  # what the answer shows as its hits; `p` saw the ranking
+    newest = findings.indexed[-1] if findings is not None and findings.indexed else None
     if setup.driver:  # another framework builds vLLM's engine for the user: its option is the fix, not vLLM's
-        return abstain(query, hits, p, setup, DRIVEN[query.lang].format(name=setup.driver))
+        return abstain(query, hits, p, setup, DRIVEN[query.lang].format(name=setup.driver), newest)
     asked = problem_names(query.text)
     questioned = questioned_names(query.text)
     if p.primary is not None and _silent_on_paste(query, p.primary, neighbours):
         p = dataclasses.replace(p, primary=None, related=())
     if p.primary is None and not _answers(findings, asked, questioned):
-        return abstain(query, hits, p, setup)
+        return abstain(query, hits, p, setup, newest=newest)
     lang = query.lang
     primary = p.primary
     citations: list[Citation] = []

@@ -105,6 +105,15 @@ def _parsed(value: str | None) -> Version | None:
         return None
 
 
+def older_minor(have: str | None, newest: str | None) -> bool:
+    """Whether release `have` belongs to an older minor series than `newest` (0.6.6.post2 against 0.33.0; not
+    0.33.0rc1 nor 0.33.1 against 0.33.2). False when either cannot be read, and for a nightly build."""
+    mine, top = _parsed(have), _parsed(newest)
+    if mine is None or top is None or have == "nightly":
+        return False
+    return mine.release[:2] < top.release[:2]
+
+
 def release_line(cond: Conditions, version: str | None, lang: Lang) -> str:
     """Whether the user's release has the problem: "you run 0.7.3; fixed in 0.8.0: upgrade", or "".
 

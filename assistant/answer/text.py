@@ -64,6 +64,15 @@ SEARCH = {
     "en": "If this is a bug in vLLM, it may already be reported: {url}",
     "zh": "如果这是 vLLM 的 bug，可能已经有人报告过：{url}",
 }
+# An abstention for a user on an older minor release than the newest one indexed (`scope.older_minor`): the usual
+# first step of a bug report, said as that, not as a fix.
+OLDER = {
+    "en": "You run vLLM {have}, an older release than {newest}, the newest one I have. Bugs reported against an older "
+    "release are often fixed in a later one, so first try {newest} (or the newest release); if the problem persists "
+    "there, the details below will help.",
+    "zh": "你使用的是 vLLM {have}，比我掌握的最新版本 {newest} 旧。旧版本上报告的 bug 常在后续版本中修复，建议先试用 {newest}"
+    "（或最新版本）；如果问题仍然存在，下面的信息有助于定位。",
+}
 # What the user's message was read as (`UserSetup.describe()`), so they can see it was read.
 READ = {"en": "From your message: {setup}.", "zh": "从你的消息中读到：{setup}。"}
 # The details to collect (`answer/collect.py` keeps the ones the message does not give).

@@ -95,3 +95,36 @@ def test_an_abstention_on_an_error_searches_the_issue_tracker_for_its_words() ->
     body = compose(analyze("RuntimeError: the engine died with no fix anyone knows of yet"), [], 0.5).body
     assert "https://github.com/vllm-project/vllm/issues?q=is%3Aissue+the+engine+died" in body
     assert "issues?q=" not in compose(analyze("Why is my vLLM server slow today?"), [], 0.5).body
+
+
+def _findings(*indexed: str):
+    from assistant.release.knowledge import Findings
+
+    return Findings(indexed=indexed, stated=None, release=indexed[-1] if indexed else None)
+
+
+def test_a_user_on_an_older_release_is_told_to_try_the_newest_one_indexed_first():
+    findings = _findings("0.32.0", "0.33.0")
+    body = compose(analyze(ISSUE), [], 0.5, findings=findings).body  # vLLM 0.8.5
+    assert "You run vLLM 0.8.5, an older release than 0.33.0, the newest one I have" in body
+    assert "first try 0.33.0" in body
+    zh = compose(analyze("vllm 0.6.6 启动的时候卡住了，一直没有反应"), [], 0.5, findings=findings).body
+    assert "你使用的是 vLLM 0.6.6，比我掌握的最新版本 0.33.0 旧" in zh
+
+
+def test_no_upgrade_advice_within_the_newest_series_nor_without_a_release():
+    findings = _findings("0.32.0", "0.33.0")
+    for text in (
+        "vllm serve hangs forever after loading the weights on vLLM 0.33.1",  # a patch release of the newest series
+        "vllm serve hangs forever after loading the weights",  # no release said
+    ):
+        assert "an older release than" not in compose(analyze(text), [], 0.5, findings=findings).body
+    assert "an older release than" not in compose(analyze(ISSUE), [], 0.5).body  # no release indexed
+
+
+def test_older_minor():
+    from assistant.answer.scope import older_minor
+
+    assert older_minor("0.6.6.post2", "0.33.0") and older_minor("v0.32.1", "0.33.0")
+    assert not older_minor("0.33.0rc1", "0.33.2") and not older_minor("0.34.0", "0.33.0")
+    assert not older_minor("nightly", "0.33.0") and not older_minor(None, "0.33.0") and not older_minor("x", "0.33.0")
