@@ -55,6 +55,16 @@ class Settings(BaseSettings):
         le=1.0,
         description="Abstain below this evidence score (chosen on out-of-fold scores by `eval/calibrate.py`).",
     )
+    min_confidence_unnamed: float = Field(
+        0.9,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "The least bar for a message that shows no sign of vLLM (its name, a path or image holding it, a VLLM_ "
+            "variable): over real threads such a message is more often another product's problem (chosen on the "
+            "fitting split of make run's corpus; eval/README.md, session 40). 0 turns it off."
+        ),
+    )
     min_confidence_paste: float = Field(
         0.537,
         ge=0.0,
@@ -298,11 +308,12 @@ class Settings(BaseSettings):
         return f"{(self.rerank_base_url or self.llm_base_url).rstrip('/')}/rerank"
 
     @property
-    def evidence_bars(self) -> tuple[float, float]:
-        """The bars of the evidence model in use (questions, pastes): the problem-share model's when it is on."""
+    def evidence_bars(self) -> tuple[float, float, float]:
+        """The bars of the evidence model in use (questions, pastes, a message with no sign of vLLM): the
+        problem-share model's when it is on."""
         if self.problem_evidence:
-            return self.problem_min_confidence, self.problem_min_confidence_paste
-        return self.min_confidence, self.min_confidence_paste
+            return self.problem_min_confidence, self.problem_min_confidence_paste, self.min_confidence_unnamed
+        return self.min_confidence, self.min_confidence_paste, self.min_confidence_unnamed
 
     def with_overrides(self, **overrides: object) -> Settings:
         """A copy with the given fields replaced (None means 'not given'), validated again."""

@@ -31,6 +31,7 @@ from assistant.answer.text import (
     READ,
     RUNS_OTHER,
     SEARCH,
+    UNNAMED,
 )
 from assistant.answer.verify import ReleaseCheck
 from assistant.entry import Entry
@@ -43,6 +44,7 @@ from assistant.text.commands import canonical_flag
 from assistant.text.injection import find_instructions
 from assistant.text.problem import problem_names, problem_part, questioned_names
 from assistant.text.setup import UserSetup, extract_setup
+from assistant.text.software import names_vllm
 
 _MAX_SEE_ALSO = 2
 _MAX_SIMILAR = 2
@@ -316,6 +318,8 @@ def _next_steps(query: Query, setup: UserSetup, reason: str | None = None, newes
         lines += ["", READ[lang].format(setup=", ".join(described))]
     if scope.older_minor(setup.vllm_version, newest):
         lines += ["", OLDER[lang].format(have=setup.vllm_version, newest=newest)]
+    if reason is None and not names_vllm(query.text):
+        lines += ["", UNNAMED[lang]]
     missing = missing_details(query.text, setup)
     if missing:
         lines += ["", COLLECT_HEAD[lang]] + [f"- {COLLECT[lang][d]}" for d in missing]

@@ -73,6 +73,15 @@ OLDER = {
     "zh": "你使用的是 vLLM {have}，比我掌握的最新版本 {newest} 旧。旧版本上报告的 bug 常在后续版本中修复，建议先试用 {newest}"
     "（或最新版本）；如果问题仍然存在，下面的信息有助于定位。",
 }
+# An abstention on a message that shows no sign of vLLM (`software.names_vllm`), which needs stronger evidence
+# (`Settings.min_confidence_unnamed`): how to get the ordinary bar.
+UNNAMED = {
+    "en": "Your message does not say it is about vLLM, and other engines and tools report problems in the same words, "
+    "so I answer such a message only on strong evidence. If you run vLLM, say so (with your vLLM version or the vLLM "
+    "command) and ask again.",
+    "zh": "你的消息没有提到 vLLM，而其他推理引擎和工具也会用同样的说法描述问题，所以这类消息只有在证据很充分时我才回答。"
+    "如果你用的是 vLLM，请说明（附上 vLLM 版本或启动命令）后再问一次。",
+}
 # What the user's message was read as (`UserSetup.describe()`), so they can see it was read.
 READ = {"en": "From your message: {setup}.", "zh": "从你的消息中读到：{setup}。"}
 # The details to collect (`answer/collect.py` keeps the ones the message does not give).

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from assistant.text.signals import SUMMARY_CHARS
+from assistant.text.software import names_vllm
 
 # IDF mass every question is taken to carry beyond the words it has: a share is found / (total + PRIOR_MASS).
 # A question of one or two informative words (or a Chinese question whose English view is one glossary word)
@@ -66,9 +67,12 @@ def is_paste(text: str) -> bool:
     return len(text.strip()) > PASTE_CHARS
 
 
-def min_confidence_for(text: str, question_bar: float, paste_bar: float) -> float:
-    """The evidence an answer needs: a paste's bar is its own (calibrated on pastes, see eval/calibrate.py)."""
-    return paste_bar if is_paste(text) else question_bar
+def min_confidence_for(text: str, question_bar: float, paste_bar: float, unnamed_bar: float = 0.0) -> float:
+    """The evidence an answer needs: a paste's bar is its own (calibrated on pastes, see eval/calibrate.py); a message
+    that shows no sign of vLLM (`software.names_vllm`) needs at least `unnamed_bar`: over real threads such a message
+    is more often another product's problem than one a vLLM source fixes (eval/README.md, session 40)."""
+    bar = paste_bar if is_paste(text) else question_bar
+    return max(bar, unnamed_bar) if unnamed_bar > bar and not names_vllm(text) else bar
 
 
 def evidence(cosine: float, cover: float, known: float, agree: bool, problem: float | None = None) -> float:

@@ -122,6 +122,16 @@ def log_crates(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# vLLM by name: the word (a CJK character next to it counts as a boundary: "使用vllm运行"), a path or image with it
+# (`site-packages/vllm/…`, `vllm/vllm-openai`), or one of its environment variables (`VLLM_USE_V1`).
+_NAMES_VLLM = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])VLLM_[A-Z0-9_]+", re.IGNORECASE)
+
+
+def names_vllm(text: str) -> bool:
+    """Whether the message shows vLLM anywhere: its name, a path or image that holds it, or a VLLM_ variable."""
+    return bool(_NAMES_VLLM.search(text))
+
+
 def runs_vllm(text: str) -> bool:
     """Whether what the message pastes runs vLLM: a vLLM command, a vLLM frame, or code that imports vllm."""
     return (

@@ -128,3 +128,12 @@ def test_older_minor():
     assert older_minor("0.6.6.post2", "0.33.0") and older_minor("v0.32.1", "0.33.0")
     assert not older_minor("0.33.0rc1", "0.33.2") and not older_minor("0.34.0", "0.33.0")
     assert not older_minor("nightly", "0.33.0") and not older_minor(None, "0.33.0") and not older_minor("x", "0.33.0")
+
+
+def test_an_abstention_on_a_message_that_never_shows_vllm_says_how_to_get_an_answer():
+    body = compose(analyze("How do I pin the model to one GPU?"), [], 0.5).body
+    assert "Your message does not say it is about vLLM" in body and "say so (with your vLLM version" in body
+    zh = compose(analyze("怎么指定模型只用一张卡？"), [], 0.5).body
+    assert "你的消息没有提到 vLLM" in zh
+    for named in ("How do I pin vLLM to one GPU?", ISSUE):
+        assert "does not say it is about vLLM" not in compose(analyze(named), [], 0.5).body

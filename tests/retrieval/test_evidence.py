@@ -18,3 +18,17 @@ def test_a_paste_is_what_the_embedded_summary_has_to_cut():
     text = "x " * PASTE_CHARS
     assert is_paste(text) and len(salient_text(text)) <= PASTE_CHARS
     assert not is_paste(("word " * 200)[: PASTE_CHARS - 1] + "\n\n   ")  # surrounding whitespace does not count
+
+
+def test_a_message_with_no_sign_of_vllm_needs_at_least_the_unnamed_bar():
+    assert min_confidence_for("How do I pick which GPU to run on?", 0.6, 0.7, 0.8) == 0.8
+    for named in (
+        "How do I pick which GPU vLLM runs on?",
+        "怎么指定使用vllm运行的GPU",  # next to Chinese characters
+        "File \"/usr/lib/python3.12/site-packages/vllm/engine/llm_engine.py\", line 3",
+        "docker run vllm/vllm-openai:latest --model m fails",
+        "VLLM_USE_V1=0 makes no difference",
+    ):
+        assert min_confidence_for(named, 0.6, 0.7, 0.8) == 0.6, named
+    assert min_confidence_for("How do I pick which GPU to run on?", 0.6, 0.7, 0.5) == 0.6  # never lowers a bar
+    assert min_confidence_for("How do I pick which GPU to run on?", 0.6, 0.7) == 0.6  # off by default
