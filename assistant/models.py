@@ -94,6 +94,8 @@ class Query:
     focus_tokens: tuple[str, ...] = ()  # tokens of the salient part only: what evidence is measured on
     english_tokens: tuple[str, ...] = ()  # tokens of the English view (a Chinese question's renderings)
     platforms: frozenset[str] = frozenset()  # the hardware platforms the user names (empty: the default, CUDA)
+    # neither this message nor the user's earlier turns show vLLM (`software.names_vllm`): held to a higher bar
+    vllm_unnamed: bool = False
     focus_text: str = ""  # the salient part in the user's own language: what a (multilingual) reranker reads
     problem_tokens: tuple[str, ...] = ()  # what went wrong: the problem part without command lines and setup terms
     # `dense_text` embedded once (the retriever's model), shared by retrieval and the lead-passage choice

@@ -374,7 +374,7 @@ class Assistant:
             setup=setup,
             findings=findings,
             check=self.releases.check(findings.release),
-            bar=min_confidence_for(query.text, *self.settings.evidence_bars),
+            bar=min_confidence_for(query.text, *self.settings.evidence_bars, unnamed=query.vllm_unnamed),
             scorer=self._scorer(query),
             neighbours=self._neighbours,
         )

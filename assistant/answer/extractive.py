@@ -44,7 +44,6 @@ from assistant.text.commands import canonical_flag
 from assistant.text.injection import find_instructions
 from assistant.text.problem import problem_names, problem_part, questioned_names
 from assistant.text.setup import UserSetup, extract_setup
-from assistant.text.software import names_vllm
 
 _MAX_SEE_ALSO = 2
 _MAX_SIMILAR = 2
@@ -318,7 +317,7 @@ def _next_steps(query: Query, setup: UserSetup, reason: str | None = None, newes
         lines += ["", READ[lang].format(setup=", ".join(described))]
     if scope.older_minor(setup.vllm_version, newest):
         lines += ["", OLDER[lang].format(have=setup.vllm_version, newest=newest)]
-    if reason is None and not names_vllm(query.text):
+    if reason is None and query.vllm_unnamed:
         lines += ["", UNNAMED[lang]]
     missing = missing_details(query.text, setup)
     if missing:

@@ -344,7 +344,7 @@ class GenerativeWriter:
         a `Switch` with the notice if some generated text was already sent, and the final Answer is that
         fallback. This is stricter than `write`, which can still mark a detail `(unverified)` after the fact.
         """
-        bar = min_confidence_for(query.text, *self.settings.evidence_bars)
+        bar = min_confidence_for(query.text, *self.settings.evidence_bars, unnamed=query.vllm_unnamed)
         prompt = build_prompt(query, hits, bar, history, _lead(fallback))
         if not prompt.sources:
             yield fallback.body
@@ -392,7 +392,7 @@ class GenerativeWriter:
         release_check: ReleaseCheck | None = None,
     ) -> Answer:
         """The whole answer at once, verified as a whole (unsupported details marked `(unverified)`)."""
-        bar = min_confidence_for(query.text, *self.settings.evidence_bars)
+        bar = min_confidence_for(query.text, *self.settings.evidence_bars, unnamed=query.vllm_unnamed)
         prompt = build_prompt(query, hits, bar, history, _lead(fallback))
         if not prompt.sources:
             return fallback

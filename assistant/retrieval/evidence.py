@@ -67,12 +67,17 @@ def is_paste(text: str) -> bool:
     return len(text.strip()) > PASTE_CHARS
 
 
-def min_confidence_for(text: str, question_bar: float, paste_bar: float, unnamed_bar: float = 0.0) -> float:
+def min_confidence_for(
+    text: str, question_bar: float, paste_bar: float, unnamed_bar: float = 0.0, unnamed: bool | None = None
+) -> float:
     """The evidence an answer needs: a paste's bar is its own (calibrated on pastes, see eval/calibrate.py); a message
-    that shows no sign of vLLM (`software.names_vllm`) needs at least `unnamed_bar`: over real threads such a message
-    is more often another product's problem than one a vLLM source fixes (eval/README.md, session 40)."""
+    that shows no sign of vLLM needs at least `unnamed_bar`: over real threads such a message is more often another
+    product's problem than one a vLLM source fixes (eval/README.md, session 40). `unnamed`: `Query.vllm_unnamed`,
+    which reads the user's earlier turns too; by default read from `text` alone (`software.names_vllm`)."""
     bar = paste_bar if is_paste(text) else question_bar
-    return max(bar, unnamed_bar) if unnamed_bar > bar and not names_vllm(text) else bar
+    if unnamed is None:
+        unnamed = not names_vllm(text)
+    return max(bar, unnamed_bar) if unnamed else bar
 
 
 def evidence(cosine: float, cover: float, known: float, agree: bool, problem: float | None = None) -> float:

@@ -11,6 +11,7 @@ from assistant.text.gpus import gpu_terms
 from assistant.text.lang import detect_lang
 from assistant.text.platforms import user_platforms
 from assistant.text.problem import problem_scope, without_commands
+from assistant.text.software import names_vllm
 from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome
 from assistant.text.tokenize import tokenize
@@ -111,6 +112,7 @@ def analyze(
         focus_tokens=tuple(focus_tokens),
         english_tokens=tuple(problem_setup_free(tokenize(dense_text), signals)) if lang == "zh" else (),
         platforms=_platforms(text, signals, earlier),
+        vllm_unnamed=not any(names_vllm(t) for t in (text, *earlier)),
         focus_text=focus,
         problem_tokens=tuple(own_problem),
     )

@@ -137,3 +137,11 @@ def test_an_abstention_on_a_message_that_never_shows_vllm_says_how_to_get_an_ans
     assert "你的消息没有提到 vLLM" in zh
     for named in ("How do I pin vLLM to one GPU?", ISSUE):
         assert "does not say it is about vLLM" not in compose(analyze(named), [], 0.5).body
+
+
+def test_vllm_named_in_an_earlier_turn_still_holds():
+    later = "How do I pin the model to one GPU?"
+    assert analyze(later).vllm_unnamed
+    assert not analyze(later, ["We run vLLM 0.9.1 on two L40S."]).vllm_unnamed
+    body = compose(analyze(later, ["We run vLLM 0.9.1 on two L40S."]), [], 0.5).body
+    assert "does not say it is about vLLM" not in body

@@ -50,3 +50,14 @@ def test_an_llm_is_never_given_a_known_problem_the_setup_rules_out(docs_assistan
 
 def _entries(hits) -> set[str]:
     return {h.chunk.entry.id for h in hits if h.chunk.entry is not None}
+
+
+def test_a_message_with_no_sign_of_vllm_is_held_to_the_unnamed_bar_unless_the_conversation_named_it(docs_assistant):
+    from assistant.models import Turn
+
+    s = docs_assistant.settings
+    question = "How do I pin the model to one GPU?"
+    assert docs_assistant.prepare(question).bar == max(s.min_confidence, s.min_confidence_unnamed)
+    assert docs_assistant.prepare(question.replace("the model", "vLLM")).bar == s.min_confidence
+    history = [Turn("user", "We serve Qwen2.5-7B with vLLM 0.9.1."), Turn("assistant", "…")]
+    assert docs_assistant.prepare(question, history).bar == s.min_confidence
