@@ -11,9 +11,9 @@ from assistant.text.gpus import gpu_terms
 from assistant.text.lang import detect_lang
 from assistant.text.platforms import user_platforms
 from assistant.text.problem import problem_scope, without_commands
-from assistant.text.software import names_vllm
 from assistant.text.report import problem_text
 from assistant.text.signals import extract_signals, salient_text, without_log_chrome
+from assistant.text.software import names_vllm
 from assistant.text.tokenize import tokenize
 
 _NUMERIC = re.compile(r"^[\d.,:%_-]+[a-z]{0,3}$")  # 896.00, 23.55, 70b, 1.2%, 8000:8000

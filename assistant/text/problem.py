@@ -18,34 +18,19 @@ from assistant.text.signals import extract_signals, is_command
 _ERROR = re.compile(r"\berror\b|Error:|Exception\b", re.IGNORECASE)
 _PROBLEM_LINE = re.compile(r"\berror\b|Error:|Exception\b|\bfail|\bwarn", re.IGNORECASE)  # a paste's problem lines
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
-
-
-# A command that builds or installs vLLM rather than starting it: setup too ("I built the image with `docker build
-# . --target vllm-openai …`"), whose words (`max_jobs`, the image's target) are the build's, not the problem's.
-_BUILD = re.compile(r"^[`$>\s]*(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:docker\s+build|(?:uv\s+)?pip3?\s+install)\s+\S")
-_SPAN = re.compile(r"`([^`\n]+)`")
-
-
-_WORD = re.compile(r"[a-z]+[,.;:!?]?")  # "fails", "works,": a sentence's next word, not a path, package or flag
+_SPAN = re.compile(r"`([^`\n]+)`")  # a code span inside a line
 
 
 def _setup_command(line: str) -> bool:
+    """A command line the user runs, starts or builds vLLM with (`is_command`), not its own error output."""
     stripped = line.strip()
-    if _ERROR.search(stripped):
-        return False
-    if is_command(stripped):
-        return True
-    build = _BUILD.match(stripped)
-    if build is None:
-        return False
-    rest = stripped[build.end() - 1 :]
-    return not (_WORD.fullmatch(rest.split(None, 1)[0]) and " -" not in rest)  # "docker build fails" is prose
+    return is_command(stripped, builds=True) and not _ERROR.search(stripped)
 
 
 def without_commands(text: str) -> str:
-    """`text` without the command lines it pastes (`vllm serve …`, `python -m vllm…`, `docker run …`, `docker build
-    …`, `pip install …`) and the lines a trailing backslash continues them on, nor such a command quoted inside a
-    sentence as code (`` `docker build . --build-arg max_jobs=32` ``)."""
+    """`text` without the command lines it pastes (`vllm serve …`, `python -m vllm…`, `docker run …`, `docker
+    build …`, `pip install …`) and the lines a trailing backslash continues them on, nor such a command quoted inside
+    a sentence as code (`` `docker build . --build-arg max_jobs=32` ``)."""
     out, continued = [], False
     for line in text.split("\n"):
         stripped = line.strip()

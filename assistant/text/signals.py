@@ -71,6 +71,11 @@ _COMMAND = re.compile(
     r"^[`$>\s]*(?:sudo\s+)?(?:nohup\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
     r"(?:vllm\s+(?:serve|bench|chat)|python3?\s+-m\s+vllm|docker\s+run)\b"
 )
+# A command that builds or installs vLLM rather than starting it (`docker build . --target vllm-openai`, `pip install
+# vllm==0.6.0`): setup too, for the problem part (`problem.without_commands`), not a command that runs vLLM.
+_BUILD_COMMAND = re.compile(
+    r"^[`$>\s]*(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:docker\s+build|(?:uv\s+)?pip3?\s+install)\b"
+)
 _CJK_TEXT = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]+")  # Chinese characters and punctuation, run by run
 _PLAIN_WORD = re.compile(r"[a-z]+[,.;:!?]?")  # "takes", "has,": a sentence's next word, not a model, path or flag
 _PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error
@@ -118,12 +123,13 @@ def is_log_line(line: str) -> bool:
     return bool(_LOG_PREFIX.match(line) or _LEVEL_PREFIX.match(line))
 
 
-def is_command(line: str) -> bool:
+def is_command(line: str, builds: bool = False) -> bool:
     """A line that starts vLLM (`vllm serve …`, `python -m vllm…`, `docker run …`, after a prompt, `nohup` or the env
     vars it sets), log chrome removed; not a sentence that begins with the command's name ("vllm serve takes ten
-    minutes to start", "vllm serve 有健康检查的接口吗")."""
+    minutes to start", "vllm serve 有健康检查的接口吗"). `builds`: also one that builds or installs it (`docker build
+    …`, `pip install …`; "docker build fails" is a sentence)."""
     stripped = line.strip()
-    command = _COMMAND.match(stripped)
+    command = _COMMAND.match(stripped) or (_BUILD_COMMAND.match(stripped) if builds else None)
     if command is None:
         return False
     rest = stripped[command.end() :]
