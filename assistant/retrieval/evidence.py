@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable, Iterable
 
 from assistant.text.signals import SUMMARY_CHARS
-from assistant.text.software import names_vllm
 
 # IDF mass every question is taken to carry beyond the words it has: a share is found / (total + PRIOR_MASS).
 # A question of one or two informative words (or a Chinese question whose English view is one glossary word)
@@ -68,15 +67,13 @@ def is_paste(text: str) -> bool:
 
 
 def min_confidence_for(
-    text: str, question_bar: float, paste_bar: float, unnamed_bar: float = 0.0, unnamed: bool | None = None
+    text: str, question_bar: float, paste_bar: float, unnamed_bar: float = 0.0, unnamed: bool = False
 ) -> float:
     """The evidence an answer needs: a paste's bar is its own (calibrated on pastes, see eval/calibrate.py); a message
-    that shows no sign of vLLM needs at least `unnamed_bar`: over real threads such a message is more often another
-    product's problem than one a vLLM source fixes (eval/README.md, session 40). `unnamed`: `Query.vllm_unnamed`,
-    which reads the user's earlier turns too; by default read from `text` alone (`software.names_vllm`)."""
+    that shows no sign of vLLM (`unnamed`: `Query.vllm_unnamed`, which reads the user's earlier turns too) needs at
+    least `unnamed_bar`: over real threads such a message is more often another product's problem than one a vLLM
+    source fixes (eval/README.md, session 40)."""
     bar = paste_bar if is_paste(text) else question_bar
-    if unnamed is None:
-        unnamed = not names_vllm(text)
     return max(bar, unnamed_bar) if unnamed else bar
 
 

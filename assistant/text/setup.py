@@ -19,6 +19,7 @@ from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
 from assistant.text.signals import extract_signals
 from assistant.text.software import (
+    VLLM_WORD,
     code_without_vllm,
     driver,
     frame_packages,
@@ -460,8 +461,6 @@ def _models(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-# ASCII boundaries: "使用VLLM运行" names vLLM too (a CJK character is a word character to `\b`)
-_VLLM = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])", re.IGNORECASE)
 # "no vllm", "not using vLLM", "without vllm", "never used vllm", "没用 vllm", "不是 vllm 的问题": vLLM said to be absent.
 _NO_VLLM = re.compile(
     r"(?:\bno|\bnot(?: using| running| even using)?|\bwithout|\bnever used|\bdon't use|\bdo not use|"
@@ -472,7 +471,7 @@ _NO_VLLM = re.compile(
 
 def _uses_vllm(text: str) -> bool | None:
     """False when every mention of vLLM says it is not involved, True when one does not, None when unmentioned."""
-    mentions = [m.start() for m in _VLLM.finditer(text)]
+    mentions = [m.start() for m in VLLM_WORD.finditer(text)]
     if not mentions:
         return None
     negated = {m.end() - 4 for m in _NO_VLLM.finditer(text)}  # where the "vllm" of each negation starts
@@ -558,7 +557,7 @@ def _filed_about(text: str) -> list[str]:
     title names vLLM ("… since vLLM 0.17.1": vLLM's change may be the answer) or vLLM is given a version too."""
     title = title_subject(text)
     products = versioned_products(text)
-    if _VLLM.search(title) or any(_VLLM.search(p) for p in products):
+    if VLLM_WORD.search(title) or any(VLLM_WORD.search(p) for p in products):
         return []
     return [title, *products]
 
@@ -572,7 +571,7 @@ def _other_software(text: str) -> str | None:
     pastes runs vLLM: "SGLang and vLLM support this" under a `llama-server …` command is a
     llama.cpp question, and a "GET /v1//models 404" in vLLM's log under Open WebUI's template is Open WebUI's.
     """
-    if _VLLM.search(text):
+    if VLLM_WORD.search(text):
         if runs_vllm(text):
             return None
         ran = programs(text) + frame_packages(text) + log_crates(text)

@@ -122,9 +122,11 @@ def log_crates(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-# vLLM by name: the word (a CJK character next to it counts as a boundary: "使用vllm运行"), a path or image with it
-# (`site-packages/vllm/…`, `vllm/vllm-openai`), or one of its environment variables (`VLLM_USE_V1`).
-_NAMES_VLLM = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])VLLM_[A-Z0-9_]+", re.IGNORECASE)
+# The word vLLM, ASCII boundaries: "使用VLLM运行" names vLLM too (a CJK character is a word character to `\b`).
+VLLM_WORD = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])", re.IGNORECASE)
+# vLLM by name: the word, a path or image with it (`site-packages/vllm/…`, `vllm/vllm-openai`), or one of its
+# environment variables (`VLLM_USE_V1`).
+_NAMES_VLLM = re.compile(rf"{VLLM_WORD.pattern}|(?<![A-Za-z0-9_])VLLM_[A-Z0-9_]+", re.IGNORECASE)
 
 
 def names_vllm(text: str) -> bool:
