@@ -101,6 +101,26 @@ _GENERIC = frozenset(
         "there",
         "their",
         "its",
+        # CPython's own messages, which vLLM code re-raises with its values in the holes ("{type(self).__name__}
+        # object has no attribute {name}"): "'list' object has no attribute 'zero_'" is Python's, whoever raised it.
+        "object",
+        "attribute",
+        "argument",
+        "arguments",
+        "positional",
+        "keyword",
+        "unexpected",
+        "module",
+        "named",
+        "instances",
+        "between",
+        "callable",
+        "iterable",
+        "subscriptable",
+        "index",
+        "range",
+        "import",
+        "name",
     ]
 )
 # Thresholds of attribution (see the module docstring); `python -m assistant eval-release` measures them.
@@ -124,9 +144,13 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text))
 
 
-def informative(text: str) -> int:
-    """How specific a matched text is: its non-generic words, an identifier (`max_num_seqs`) counting twice."""
+def informative(text: str, own: str | None = None) -> int:
+    """How specific a matched text is: its non-generic words, an identifier (`max_num_seqs`) counting twice.
+    `own`: count only the words of this text too (a template's literal parts: the values its holes carried are the
+    user's, and "'list' object has no attribute 'zero_'" is Python's wording whatever vLLM site relays it)."""
     words = _words(text) - _GENERIC
+    if own is not None:
+        words &= _words(norm(own))
     return len(words) + sum(1 for w in words if "_" in w.strip("_"))
 
 
@@ -160,7 +184,7 @@ class SiteMatch:
         """Whether the paste can be said to come from this site (not from a dependency sharing some words)."""
         if self.other_exception and not self.frame:
             return False  # `torch.distributed.DistStoreError: Timed out after ...` is not vLLM's timeout
-        words = informative(self.excerpt)
+        words = informative(self.excerpt, own=" ".join(self.site.template.literals))
         if self.exact and self.line_share >= MIN_WHOLE_LINE_SHARE and self.matched >= MIN_WHOLE_LINE_CHARS:
             return words >= MIN_INFORMATIVE_WORDS - 1
         if self.matched < MIN_MATCHED_CHARS or words < MIN_INFORMATIVE_WORDS:

@@ -120,3 +120,42 @@ def test_a_site_whose_placeholder_carries_another_message_relays_it():
         f"RuntimeError: Worker failed with error '{inner}', please check the stack trace above"
     )
     assert framed and not framed[0].relays
+
+
+GETATTR = site(
+    ("", "type(self).__name__", " object has no attribute ", "name", ""),
+    path="vllm/lora/layers/base.py",
+    function="BaseLayerWithLoRA.__getattr__",
+    exc="AttributeError",
+)
+QUANT = site(
+    ("Unknown quantization method: ", "method", ". Must be one of ", "methods"),
+    path="vllm/config/model.py",
+    function="ModelConfig._verify_quantization",
+)
+
+
+def test_python_own_wording_relayed_by_a_site_is_not_attributed():
+    """A site that re-raises CPython's own message with its values in the holes does not explain a paste of it: the
+    informative words are counted on the site's literal text, not on the values the user's paste filled in."""
+    matcher = SiteMatcher([GETATTR, QUANT])
+    for paste in (
+        "'list' object has no attribute 'zero_'",  # the whole line: the message alone
+        "AttributeError: 'list' object has no attribute 'zero_'",
+        "/wake_up fails with `AttributeError: 'list' object has no attribute 'zero_'` on four architectures",
+        "AttributeError: 'Qwen2VLForConditionalGeneration_lora_wrapper' object has no attribute 'packed_modules_mapping'",
+    ):
+        assert not [m for m in matcher.match(paste) if m.attributed], paste
+    # a message in vLLM's own words still is, whatever its holes carry
+    found = [m for m in matcher.match("ValueError: Unknown quantization method: fp3. Must be one of ['awq', 'gptq']")]
+    assert found and found[0].attributed and found[0].site is QUANT
+
+
+def test_the_values_in_a_sites_holes_do_not_make_its_message_specific():
+    """Only the site's own words count: identifiers the paste filled into its holes are the user's."""
+    generic = site(("Expected ", "name", " to be ", "want", " but it was ", "got", " instead"), function="check")
+    paste = (
+        "at start-up ValueError: Expected max_num_batched_tokens to be greater_or_equal but it was smaller_value "
+        "instead, then it exits"
+    )
+    assert not [m for m in SiteMatcher([generic]).match(paste) if m.attributed]
