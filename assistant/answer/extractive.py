@@ -268,15 +268,13 @@ def plan(query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup 
 
 
 def _silent_on_paste(query: Query, hit: Hit, neighbours: Callable[[Chunk], Sequence[Chunk]] | None) -> bool:
-    """True for a docs section that would lead a paste (`is_paste`) whose error it never speaks of: no part of it holds
-    the error's message or an exception only this problem raises, nor names in code what the paste's problem part
-    shows failing (`quotes.speaks_of`). A question, and a paste without an error line (a behaviour described), are
-    not held to it."""
+    """True for a docs section that would lead a paste (`is_paste`) whose problem it never speaks of: no part of it
+    holds the error's message or an exception only this problem raises, nor names in code what the paste's problem
+    part shows failing (`quotes.speaks_of`). A paste with no error line (a behaviour described, a report cut before
+    its traceback) is held to the code names alone. A question is not held to it."""
     if hit.chunk.kind != "doc" or not is_paste(query.text):
         return False
     said = error_quotes(query.signals)
-    if not said:
-        return False
     parts = [hit.chunk, *(neighbours(hit.chunk) if neighbours else ())]
     section = "\n".join(f"{c.title}\n{c.data.get('body', c.dense_text)}" for c in parts)
     return not speaks_of(section, said, problem_part(query.text))
