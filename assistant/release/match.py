@@ -146,8 +146,8 @@ def _words(text: str) -> set[str]:
 
 def informative(text: str, own: str | None = None) -> int:
     """How specific a matched text is: its non-generic words, an identifier (`max_num_seqs`) counting twice.
-    `own`: count only the words of this text too (a template's literal parts: the values its holes carried are the
-    user's, and "'list' object has no attribute 'zero_'" is Python's wording whatever vLLM site relays it)."""
+    `own`: when given, a word counts only if `own` holds it too. For a site it is the template's literal text: the
+    values a paste put in the holes are the user's and say nothing about who raised the message."""
     words = _words(text) - _GENERIC
     if own is not None:
         words &= _words(norm(own))
