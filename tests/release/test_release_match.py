@@ -143,7 +143,7 @@ def test_python_own_wording_relayed_by_a_site_is_not_attributed():
         "'list' object has no attribute 'zero_'",  # the whole line: the message alone
         "AttributeError: 'list' object has no attribute 'zero_'",
         "/wake_up fails with `AttributeError: 'list' object has no attribute 'zero_'` on four architectures",
-        "AttributeError: 'Qwen2VLForConditionalGeneration_lora_wrapper' object has no attribute 'packed_modules_mapping'",
+        "AttributeError: 'Qwen2VLForConditionalGeneration' object has no attribute 'packed_modules_mapping'",
     ):
         assert not [m for m in matcher.match(paste) if m.attributed], paste
     # a message in vLLM's own words still is, whatever its holes carry
