@@ -198,7 +198,8 @@ class ReleaseKnowledge:
         sites: list[SiteMatch] = []
         for v in order:  # the user's release first; another release only when the message is not in it
             # a site that relays another message (a worker's wrapper) does not say where that one was raised
-            sites = [m for m in self.get(v).matcher.match(text) if m.attributed and not m.relays]
+            # nor does one that only announces a failure it caught (the error is the traceback it prints)
+            sites = [m for m in self.get(v).matcher.match(text) if m.attributed and not m.relays and not m.announces]
             if sites:
                 release = v
                 break

@@ -132,6 +132,9 @@ MIN_WHOLE_LINE_CHARS = 15
 MIN_WHOLE_LINE_SHARE = 0.9
 # What a site's placeholders must carry, at least, for it to be read as relaying another message (`relays`).
 MIN_RELAYED_CHARS = 40
+# A command-line flag inside a matched message (`--enable-prefix-caching`): the name of what the user passes, which
+# their own command line holds too; its words do not make a cut match a message.
+_FLAG = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9_-]*")
 _EXC_HEAD = re.compile(r"([a-z_][\w.]*(?:error|exception|exit|interrupt))\s*:\s*$")
 
 
@@ -180,11 +183,20 @@ class SiteMatch:
         return one_line and not self.frame and carried > max(self.matched, MIN_RELAYED_CHARS)
 
     @property
+    def announces(self) -> bool:
+        """Whether the site only announces a failure it caught: a `logger.exception(...)` call ("EngineCore encountered
+        a fatal error.") prints the real error's traceback after its own line, so its words say that something failed
+        and its condition says nothing of why."""
+        return self.site.kind == "log" and self.site.exception == "exception"
+
+    @property
     def attributed(self) -> bool:
         """Whether the paste can be said to come from this site (not from a dependency sharing some words)."""
         if self.other_exception and not self.frame:
             return False  # `torch.distributed.DistStoreError: Timed out after ...` is not vLLM's timeout
-        words = informative(self.excerpt, own=" ".join(self.site.template.literals))
+        # a cut match (the paste holds part of the message) made of flags is the user's command line
+        excerpt = self.excerpt if self.exact else _FLAG.sub(" ", self.excerpt)
+        words = informative(excerpt, own=" ".join(self.site.template.literals))
         if self.exact and self.line_share >= MIN_WHOLE_LINE_SHARE and self.matched >= MIN_WHOLE_LINE_CHARS:
             return words >= MIN_INFORMATIVE_WORDS - 1
         if self.matched < MIN_MATCHED_CHARS or words < MIN_INFORMATIVE_WORDS:

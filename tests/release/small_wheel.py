@@ -164,6 +164,22 @@ class MultiprocExecutor:
             raise RuntimeError(f"Worker failed with error '{{result}}', please check the stack trace above for the root cause")
 """
 
+# An engine loop's catch-all: it announces a failure and logs the real error's traceback after its own line.
+ENGINE_CORE = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def run_engine_core(engine_core):
+    try:
+        engine_core.run_busy_loop()
+    except Exception:
+        if engine_core is not None:
+            logger.exception("EngineCore encountered a fatal error.")
+        raise
+"""
+
 VENDORED = """
 def nvml_check(ret):
     if ret != 0:
@@ -219,6 +235,7 @@ def release_files(version: str) -> dict[str, str]:
         "vllm/v1/core/kv_cache_planning.py": KV_PLANNING.format(),
         "vllm/v1/core/sched/scheduler.py": SCHEDULER.format(),
         "vllm/v1/executor/multiproc_executor.py": EXECUTOR.format(),
+        "vllm/v1/engine/core.py": ENGINE_CORE,
         "vllm/third_party/pynvml.py": VENDORED,
         "vllm/broken.py": "def oops(:\n",  # a file that does not parse is skipped, not fatal
         "vllm/model_executor/models/registry.py": REGISTRY.format(

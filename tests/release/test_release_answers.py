@@ -140,6 +140,23 @@ def test_a_wrapper_that_relays_another_error_is_not_where_it_was_raised(release_
     assert [c for c in short.citations if "multiproc_executor.py" in c.source], short.body
 
 
+def test_a_log_line_that_announces_a_caught_failure_is_not_where_it_was_raised(release_assistant):
+    """"EngineCore encountered a fatal error." is logged by the engine loop's catch-all before the real error's
+    traceback: it says that the engine died, not why, so its site does not answer. The real error's site does."""
+    crash = (
+        "ERROR 11-29 10:01:02 [core.py:12] EngineCore encountered a fatal error.\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 9, in run_engine_core\n'
+        "    engine_core.run_busy_loop()\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+    )
+    answer = release_assistant.ask(crash)
+    assert not [c for c in answer.citations if "v1/engine/core.py" in c.source], answer.body
+    own_error = "ValueError: Request cmpl-42 exceeds the token budget of this step"
+    blocks = release_assistant.ask(crash.replace(crash.splitlines()[-1], own_error))
+    assert [c for c in blocks.citations if "sched/scheduler.py" in c.source], blocks.body
+
+
 def test_a_name_the_users_vllm_refuses_and_the_release_accepts_says_upgrade(release_assistant):
     """The error lists what the user's vLLM knows; the newest release knows more: their vLLM is older. The line cites
     the registry's line, and the citation checks against the release store."""

@@ -159,3 +159,24 @@ def test_the_values_in_a_sites_holes_do_not_make_its_message_specific():
         "instead, then it exits"
     )
     assert not [m for m in SiteMatcher([generic]).match(paste) if m.attributed]
+
+
+MAMBA = site(
+    ("--mamba-block-size can only be set with --enable-prefix-caching",), path="vllm/config/vllm.py", function="check"
+)
+AUTO_TOOL = site(
+    ("Error: --enable-auto-tool-choice requires --tool-call-parser",),
+    path="vllm/entrypoints/common/cli_args.py",
+    function="validate_parsed_serve_args",
+    exc="TypeError",
+)
+
+
+def test_a_cut_match_made_of_a_flag_is_the_users_command_line():
+    """The paste's own command line ends in the flag a message ends in: a cut match of flags alone is not that
+    message. A message that is mostly flags, pasted whole, still is."""
+    matcher = SiteMatcher([MAMBA, AUTO_TOOL])
+    command = "vllm serve deepseek-ai/DeepSeek-R1 --enable-chunked-prefill false \\\n    --enable-prefix-caching"
+    assert not [m for m in matcher.match(command) if m.attributed]
+    whole = [m for m in matcher.match("TypeError: Error: --enable-auto-tool-choice requires --tool-call-parser")]
+    assert whole and whole[0].attributed and whole[0].site is AUTO_TOOL
