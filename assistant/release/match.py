@@ -186,8 +186,12 @@ class SiteMatch:
     def announces(self) -> bool:
         """Whether the site only announces a failure it caught: a `logger.exception(...)` call ("EngineCore encountered
         a fatal error.") prints the real error's traceback after its own line, so its words say that something failed
-        and its condition says nothing of why."""
-        return self.site.kind == "log" and self.site.exception == "exception"
+        and its condition says nothing of why. So does any log line of a function named for an exception, an exception
+        handler or the engine's crash dump (`_dump_engine_exception`: "Dumping input data for V1 LLM engine ..."):
+        it runs once something else has failed."""
+        if self.site.kind != "log":
+            return False
+        return self.site.exception == "exception" or "exception" in self.site.function.rsplit(".", 1)[-1].lower()
 
     @property
     def attributed(self) -> bool:

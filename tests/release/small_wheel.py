@@ -178,6 +178,12 @@ def run_engine_core(engine_core):
         if engine_core is not None:
             logger.exception("EngineCore encountered a fatal error.")
         raise
+
+
+# The crash dump the engine writes once a step has failed (no guard of its own: its caller's `except` runs it).
+def _dump_engine_exception(config, scheduler_output):
+    logger.error("Dumping input data for V1 LLM engine (v%s) with config: %s, ", "0.99.0", config)
+    logger.error("Dumping scheduler output for model execution: %s", scheduler_output)
 """
 
 VENDORED = """

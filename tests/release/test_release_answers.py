@@ -157,6 +157,26 @@ def test_a_log_line_that_announces_a_caught_failure_is_not_where_it_was_raised(r
     assert [c for c in blocks.citations if "sched/scheduler.py" in c.source], blocks.body
 
 
+def test_the_engines_crash_dump_is_not_where_the_error_was_raised(release_assistant):
+    """The engine's crash dump ("Dumping input data for V1 LLM engine ...") is logged by a function named for the
+    exception it dumps, after a step failed: its lines say what ran, not why it failed, so its site does not answer a
+    paste whose own error is a dependency's. A vLLM error pasted under it is still cited."""
+    dump = (
+        "(EngineCore_DP0 pid=45029) ERROR 01-07 15:12:55 [dump_input.py:72] Dumping input data for V1 LLM engine "
+        "(v0.99.0) with config: model='Qwen/Qwen3-0.6B', speculative_config=None, tokenizer='Qwen/Qwen3-0.6B', \n"
+        "(EngineCore_DP0 pid=45029) ERROR 01-07 15:12:55 [dump_input.py:79] Dumping scheduler output for model "
+        "execution: SchedulerOutput(scheduled_new_reqs=[], num_scheduled_tokens={})\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.12/site-packages/xgrammar/matcher.py", line 40, in apply_token_bitmask\n'
+        "RuntimeError: logits must be float32 on CPU, got bfloat16"
+    )
+    answer = release_assistant.ask(dump)
+    assert not [c for c in answer.citations if "v1/engine/core.py" in c.source], answer.body
+    own_error = "ValueError: Request cmpl-42 exceeds the token budget of this step"
+    blocks = release_assistant.ask(dump.replace(dump.splitlines()[-1], own_error))
+    assert [c for c in blocks.citations if "sched/scheduler.py" in c.source], blocks.body
+
+
 def test_a_name_the_users_vllm_refuses_and_the_release_accepts_says_upgrade(release_assistant):
     """The error lists what the user's vLLM knows; the newest release knows more: their vLLM is older. The line cites
     the registry's line, and the citation checks against the release store."""

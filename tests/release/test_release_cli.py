@@ -34,13 +34,13 @@ def test_sync_from_the_package_index_then_again_does_nothing(tmp_path, wheels):
     first = run(["sync", "vllm==0.99.0", "--index-dir", str(tmp_path / "idx")], env)
     assert first.returncode == 0, first.stderr
     assert "downloading vllm==0.99.0" in first.stderr  # progress
-    assert "vLLM 0.99.0: 14 files read, 3 env vars, 9 flags, 9 raise/log sites" in first.stdout
+    assert "vLLM 0.99.0: 14 files read, 3 env vars, 9 flags, 11 raise/log sites" in first.stdout
     assert list((tmp_path / "wheels" / "0.99.0").glob("vllm-0.99.0-*.whl"))
     again = run(["sync", "vllm==0.99.0", "--index-dir", str(tmp_path / "idx")], env)
     assert again.returncode == 0 and "already indexed" in again.stdout
     assert "downloading" not in again.stderr
     listed = run(["releases", "--index-dir", str(tmp_path / "idx")])
-    assert listed.stdout.startswith("0.99.0\t3 env vars\t9 flags\t9 sites")
+    assert listed.stdout.startswith("0.99.0\t3 env vars\t9 flags\t11 sites")
 
 
 def test_a_release_indexed_in_an_older_format_is_listed_as_stale_and_read_again_by_the_next_sync(tmp_path, wheels):
