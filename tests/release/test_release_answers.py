@@ -140,6 +140,16 @@ def test_a_wrapper_that_relays_another_error_is_not_where_it_was_raised(release_
     assert [c for c in short.citations if "multiproc_executor.py" in c.source], short.body
 
 
+def _announcement_is_not_cited(release_assistant, paste: str) -> None:
+    """`paste` (engine-loop lines over a last error line of another package) cites no site of the engine loop's file;
+    with a vLLM error as its last line instead, that error's site is cited."""
+    answer = release_assistant.ask(paste)
+    assert not [c for c in answer.citations if "v1/engine/core.py" in c.source], answer.body
+    own_error = "ValueError: Request cmpl-42 exceeds the token budget of this step"
+    blocks = release_assistant.ask(paste.replace(paste.splitlines()[-1], own_error))
+    assert [c for c in blocks.citations if "sched/scheduler.py" in c.source], blocks.body
+
+
 def test_a_log_line_that_announces_a_caught_failure_is_not_where_it_was_raised(release_assistant):
     """"EngineCore encountered a fatal error." is logged by the engine loop's catch-all before the real error's
     traceback: it says that the engine died, not why, so its site does not answer. The real error's site does."""
@@ -150,11 +160,7 @@ def test_a_log_line_that_announces_a_caught_failure_is_not_where_it_was_raised(r
         "    engine_core.run_busy_loop()\n"
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
     )
-    answer = release_assistant.ask(crash)
-    assert not [c for c in answer.citations if "v1/engine/core.py" in c.source], answer.body
-    own_error = "ValueError: Request cmpl-42 exceeds the token budget of this step"
-    blocks = release_assistant.ask(crash.replace(crash.splitlines()[-1], own_error))
-    assert [c for c in blocks.citations if "sched/scheduler.py" in c.source], blocks.body
+    _announcement_is_not_cited(release_assistant, crash)
 
 
 def test_the_engines_crash_dump_is_not_where_the_error_was_raised(release_assistant):
@@ -170,11 +176,7 @@ def test_the_engines_crash_dump_is_not_where_the_error_was_raised(release_assist
         '  File "/usr/lib/python3.12/site-packages/xgrammar/matcher.py", line 40, in apply_token_bitmask\n'
         "RuntimeError: logits must be float32 on CPU, got bfloat16"
     )
-    answer = release_assistant.ask(dump)
-    assert not [c for c in answer.citations if "v1/engine/core.py" in c.source], answer.body
-    own_error = "ValueError: Request cmpl-42 exceeds the token budget of this step"
-    blocks = release_assistant.ask(dump.replace(dump.splitlines()[-1], own_error))
-    assert [c for c in blocks.citations if "sched/scheduler.py" in c.source], blocks.body
+    _announcement_is_not_cited(release_assistant, dump)
 
 
 def test_a_name_the_users_vllm_refuses_and_the_release_accepts_says_upgrade(release_assistant):
