@@ -96,6 +96,9 @@ def in_process() -> Callable[[str], dict]:
     # answers are from today's corpus (without this, a batch scored "after" new entries never saw them).
     assistant.ensure_index(progress=lambda m: print(m, file=sys.stderr))
     assistant.require_complete_index()
+    # The server stores missing USE vectors in the background once it is up; a short run would answer before that
+    # ends, with the USE channel off (the eval runner fills them first for the same reason).
+    assistant.ensure_use_vectors(progress=lambda m: print(m, file=sys.stderr))
     assistant.warm_up()
     return lambda question: answer_json(assistant.ask(question))
 
