@@ -237,13 +237,15 @@ def plan(
 ) -> Plan:
     """The first source over the evidence bar that the user's setup does not rule out answers; a known problem whose
     error message the user quotes answers from half the bar (`quotes_its_error`), one that matches by words alone
-    from `entry_bar` at least (`Settings.min_confidence_entry_unquoted`).
+    from `entry_bar` at least (`Settings.min_confidence_entry_unquoted`); below a known problem held back by it,
+    only a known problem whose message the user quotes answers.
 
     A known problem whose conditions the setup contradicts (another GPU, a fixed release, another
     symptom) is never the answer: it is named as not applying, and the next source answers, or none.
     """
     setup = setup if setup is not None else extract_setup(query.text)
     primary, primary_app, ruled_out = None, Applicability(), []
+    held = False  # a known problem over the bar was held back by `entry_bar`
     for h in hits:
         if h.confidence < min_confidence * _SEE_ALSO_SHARE:
             continue
@@ -255,7 +257,10 @@ def plan(
         quoted = quotes_its_error(app)
         if h.confidence < min_confidence and not quoted:
             continue
+        if held and not quoted:  # a known problem ranked above it was held back: a lesser match by words is no better
+            continue
         if h.chunk.kind == "entry" and not quoted and h.confidence < entry_bar:
+            held = True
             continue
         primary, primary_app = h, app
         break
