@@ -375,6 +375,7 @@ class Assistant:
             findings=findings,
             check=self.releases.check(findings.release),
             bar=min_confidence_for(query.text, *self.settings.evidence_bars, unnamed=query.vllm_unnamed),
+            entry_bar=self.settings.min_confidence_entry_unquoted,
             scorer=self._scorer(query),
             neighbours=self._neighbours,
         )
@@ -419,6 +420,7 @@ class Prepared:
     findings: Findings
     check: ReleaseCheck | None  # None when no release is indexed
     bar: float  # the evidence bar the settings give this kind of message
+    entry_bar: float  # the least evidence of a known problem matched by words alone (no error message quoted)
     scorer: BlockScorer
     neighbours: Callable[[Chunk], list[Chunk]]
 
@@ -426,7 +428,8 @@ class Prepared:
         """The extractive answer at `bar` (the settings' bar when None)."""
         bar = self.bar if bar is None else bar
         return compose(
-            self.query, self.hits, bar, self.setup, self.scorer, self.findings, self.check, self.neighbours
+            self.query, self.hits, bar, self.setup, self.scorer, self.findings, self.check, self.neighbours,
+            self.entry_bar,
         )
 
     def usable(self) -> list[Hit]:

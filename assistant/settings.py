@@ -65,6 +65,17 @@ class Settings(BaseSettings):
             "fitting split of make run's corpus; eval/README.md, session 40). 0 turns it off."
         ),
     )
+    min_confidence_entry_unquoted: float = Field(
+        0.92,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "The least evidence of a curated entry that leads an answer while the user quotes none of its error "
+            "messages (it matches by words alone): over real threads such a lead is as often an open bug or another "
+            "product's problem as the fix (chosen on the fitting split of make run's corpus and the older fresh "
+            "batches; eval/README.md, session 43). Below it nothing answers by words alone. 0 turns it off."
+        ),
+    )
     min_confidence_paste: float = Field(
         0.537,
         ge=0.0,

@@ -324,3 +324,19 @@ def test_a_known_problem_whose_error_the_user_quotes_answers_under_the_bar():
     assert compose(analyze(asked), [_entry_hit(PP, confidence=0.4)], 0.6).abstained
     # and a quote does not lift a hit from under half the bar
     assert compose(analyze(quoted), [_entry_hit(PP, confidence=0.2)], 0.6).abstained
+
+
+def test_a_known_problem_matched_by_words_alone_needs_the_entry_bar():
+    asked = "Can I split Qwen over two GPUs with --pipeline-parallel-size 2, or is it unsupported?"
+    hits = [_entry_hit(PP, confidence=0.8)]
+    assert not compose(analyze(asked), hits, 0.6).abstained  # the ordinary bar alone
+    held = compose(analyze(asked), hits, 0.6, entry_bar=0.9)
+    assert held.abstained and not held.citations  # words alone, under the entry bar: no lead
+    assert not compose(analyze(asked), [_entry_hit(PP, confidence=0.95)], 0.6, entry_bar=0.9).abstained
+    # a docs section is not held to it, but does not answer from under a known problem that was held back
+    doc = _doc_hit("Pipeline parallelism is supported for these architectures: Llama, Mistral.", confidence=0.8)
+    assert not compose(analyze(asked), [doc], 0.6, entry_bar=0.9).abstained
+    assert compose(analyze(asked), [*hits, doc], 0.6, entry_bar=0.9).abstained
+    # a quoted error message still answers from half the ordinary bar
+    quoted = asked + "\nNotImplementedError: Pipeline parallelism is only supported for the following architectures: "
+    assert not compose(analyze(quoted), [_entry_hit(PP, confidence=0.4)], 0.6, entry_bar=0.9).abstained
