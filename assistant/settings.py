@@ -71,8 +71,8 @@ class Settings(BaseSettings):
         le=1.0,
         description=(
             "The least evidence of a curated entry that leads an answer while the user quotes none of its error "
-            "messages (it matches by words alone): over real threads such a lead is as often an open bug or another "
-            "product's problem as the fix (chosen on the fitting split of make run's corpus and the older fresh "
+            "messages (it matches by words alone): over real threads such a lead is more often an open bug or another "
+            "product's problem than the fix (chosen on the fitting split of make run's corpus and the older fresh "
             "batches; eval/README.md, session 43). Below it nothing answers by words alone. 0 turns it off."
         ),
     )
