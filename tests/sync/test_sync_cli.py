@@ -66,7 +66,16 @@ def test_a_cli_sync_stores_the_use_vectors_it_wrote_without(tmp_path, capsys):
     from assistant.service import Assistant
     from assistant.settings import Settings
 
-    assert main(["sync", "curated", "--index-dir", str(tmp_path)]) == 0
-    a = Assistant(Settings(index_dir=tmp_path))
-    assert a.store.count() > 50 and a.missing_use_vectors() == []
+    import shutil
+
+    entries = sorted((Settings().sources_file.parent / "entries").glob("*.yaml"))[:40]  # a few: the path is the point
+    (tmp_path / "entries").mkdir()
+    for e in entries:
+        shutil.copy(e, tmp_path / "entries" / e.name)
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(f"sources: [{{name: curated, kind: entries, path: {tmp_path / 'entries'}}}]", encoding="utf-8")
+    index = tmp_path / "index"
+    assert main(["sync", "curated", "--sources", str(sources), "--index-dir", str(index)]) == 0
+    a = Assistant(Settings(index_dir=index))
+    assert a.store.count() >= len(entries) and a.missing_use_vectors() == []
     assert a.retriever.use_matrix() is not None
