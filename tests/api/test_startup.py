@@ -18,6 +18,7 @@ from tests.conftest import VLLM_DOCS, make_settings
 from tests.helpers.app_process import start_app
 from tests.helpers.chroma import start_chroma
 from tests.helpers.chroma import stop as stop_chroma
+from tests.helpers.corpus import some_entries
 from tests.helpers.env import clean_env
 from tests.helpers.known import KNOWN, KNOWN_ENTRY
 from tests.helpers.server import ServerThread, free_port
@@ -28,10 +29,7 @@ def _corpus(tmp_path: Path) -> tuple[Path, int]:
     """A corpus of several embedding batches (vLLM's docs and some curated entries, the known one among them) and
     its chunk count. Not every entry: the build is what this test is about, and the corpus grows with each entry."""
     corpus = tmp_path / "corpus"
-    (corpus / "entries").mkdir(parents=True)
-    entries = sorted((REPO_ROOT / "corpus" / "entries").glob("*.yaml"))
-    for path in {*entries[:40], REPO_ROOT / "corpus" / "entries" / f"{KNOWN_ENTRY}.yaml"}:
-        shutil.copy(path, corpus / "entries" / path.name)
+    some_entries(corpus / "entries", also=(KNOWN_ENTRY,))
     shutil.copytree(VLLM_DOCS / "docs", corpus / "docs")
     ids = {c.id for path in discover(corpus) for c in load_file(path, corpus)}
     return corpus, len(ids)

@@ -81,8 +81,25 @@ def test_the_index_is_what_make_run_serves(assistant, run):
     assert run.meta["corpus"] == f"make run's for vLLM {EVAL_RELEASE}"
     if assistant.settings.use_channel:  # scored as served once the background fill is done: all three channels
         assert assistant.retriever.use_matrix() is not None, "the index lacks USE vectors: the channel is off"
-    # The paragraph vectors the fill stores after them are left out (see the fixture): they change an answer's time,
-    # which no gate reads (benchmarks/bench_latency.py times answers on a filled index), and not the answer.
+    # The paragraph vectors the fill stores after them are left out (see the fixture and the test below).
+
+
+def test_the_paragraph_vectors_left_out_change_no_answer(assistant, run, monkeypatch):
+    """What the fixture trades: answers embed the paragraphs they reach instead of reading them. With the paragraph
+    vectors of every section that held-out questions reach stored, their answers are those given with none stored
+    (the server's fill itself: tests/answer/test_stored_block_vectors.py)."""
+    from assistant.index.block_vectors import BlockTable
+
+    led_by_docs = [r for r in run.results if not r.answer.abstained and r.answer.citations[0].id.startswith("https://")]
+    questions = [r.item.query for r in led_by_docs][:8]  # a docs section's lead passage is what the vectors choose
+    assert len(questions) == 8
+    reached = {h.chunk.id for q in questions for h in assistant.retrieve(q)[1] if h.chunk.kind == "doc"}
+    assert reached, "no docs section among the hits: nothing to compare"
+    assistant.ensure_block_vectors(todo=[(i, b) for i, b in assistant.missing_block_vectors() if i in reached])
+    assert not {i for i, _ in assistant.missing_block_vectors()} & reached
+    stored = [assistant.ask(q).body for q in questions]
+    monkeypatch.setattr(assistant, "_block_table", BlockTable)  # no stored paragraph vector: each one embedded
+    assert [assistant.ask(q).body for q in questions] == stored
 
 
 def test_an_answer_from_code_facts_alone_cites_the_releases_list_and_checks(assistant):

@@ -66,12 +66,9 @@ def test_a_cli_sync_stores_the_use_vectors_it_wrote_without(tmp_path, capsys):
     from assistant.service import Assistant
     from assistant.settings import Settings
 
-    import shutil
+    from tests.helpers.corpus import some_entries
 
-    entries = sorted((Settings().sources_file.parent / "entries").glob("*.yaml"))[:40]  # a few: the path is the point
-    (tmp_path / "entries").mkdir()
-    for e in entries:
-        shutil.copy(e, tmp_path / "entries" / e.name)
+    entries = some_entries(tmp_path / "entries")  # a few: the path is the point
     sources = tmp_path / "sources.yaml"
     sources.write_text(f"sources: [{{name: curated, kind: entries, path: {tmp_path / 'entries'}}}]", encoding="utf-8")
     index = tmp_path / "index"
