@@ -19,7 +19,7 @@ from assistant.models import Chunk
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)")
-_EXPLICIT_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")
+_EXPLICIT_ID = re.compile(r"\s*\{\s*#([\w.-]+)[^}]*\}\s*$")  # dots: mkdocstrings' `{#vllm.x.Y.attr}`
 _MKDOCS_ANCHOR = re.compile(r"^\s*\[\]\(\)\{\s*#([\w-]+)\s*\}\s*$")
 _IDCOUNT = re.compile(r"^(.*)_([0-9]+)$")
 # MkDocs containers: an admonition (`!!! note "Title"`, collapsible `??? code`) or a content tab (`=== "pip"`),

@@ -12,19 +12,25 @@ import dataclasses
 import io
 import re
 import tarfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from assistant.errors import ReleaseError, SyncError
 from assistant.ingest.markdown_docs import load_markdown
 from assistant.models import Chunk
 from assistant.release.sdist import download_sdist, sdist_name
+from assistant.sync.api_pages import API_MODULES, api_pages
 from assistant.sync.context import SyncContext
+from assistant.sync.snippets import included_files, resolve_includes
 from assistant.sync.sources import DocsSource
 from assistant.text.vocab import RELEASE_TAG
 
 _MD = (".md", ".markdown")
 _MAX_MEMBER = 5_000_000
 _TAG_VERSION = re.compile(rf"^v?({RELEASE_TAG})$")
+# How an archive is read into pages. A sync cursor that read an archive with an older reader reads it again, though
+# the archive is unchanged (2: the API reference pages and the source lines pages include).
+READER = 2
 
 
 def docs_version(ref: str) -> str:
@@ -52,31 +58,49 @@ def origin_prefix(source: DocsSource) -> str:
     return f"docs:{source.repo}@{source.ref}:"
 
 
-def archive_pages(blob: bytes, folder: str) -> dict[str, str]:
-    """{path under `folder`: text} of the Markdown files in a tarball with one folder on top: GitHub's
-    (`owner-repo-sha/`) or a source distribution's (`vllm-0.33.0/`)."""
-    pages: dict[str, str] = {}
+def _read_members(blob: bytes, wanted: Callable[[str], bool]) -> dict[str, str]:
+    """{path under the top folder: text} of the tarball's files that `wanted` takes (UTF-8 text, not too large)."""
+    out: dict[str, str] = {}
     try:
         with tarfile.open(fileobj=io.BytesIO(blob), mode="r:*") as tar:
             for member in tar:
                 if not member.isfile() or member.size > _MAX_MEMBER:
                     continue
                 parts = PurePosixPath(member.name).parts
-                if len(parts) < 3 or parts[1] != folder or ".." in parts or not parts[-1].lower().endswith(_MD):
+                if len(parts) < 2 or ".." in parts or not wanted(rel := "/".join(parts[1:])):
                     continue
                 handle = tar.extractfile(member)
                 if handle is None:
                     continue
                 try:
-                    text = handle.read().decode("utf-8-sig")
+                    out[rel] = handle.read().decode("utf-8-sig").replace("\r\n", "\n")
                 except UnicodeDecodeError:
                     continue
-                pages["/".join(parts[2:])] = text.replace("\r\n", "\n")
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise SyncError(f"the docs archive is not a readable tar.gz: {exc}") from exc
+    return out
+
+
+def archive_pages(blob: bytes, folder: str) -> dict[str, str]:
+    """{path under `folder`: text} of the Markdown files in a tarball with one folder on top: GitHub's
+    (`owner-repo-sha/`) or a source distribution's (`vllm-0.33.0/`). With the docs folder, what the docs site renders
+    from the source beside it, where the archive holds it: the API reference pages (`assistant/sync/api_pages.py`)
+    and the source lines a page includes (`assistant/sync/snippets.py`)."""
+    prefix = f"{folder}/"
+    with_source = folder == "docs"
+    found = _read_members(
+        blob, lambda rel: (rel.startswith(prefix) and rel.lower().endswith(_MD)) or (with_source and rel in API_MODULES)
+    )
+    pages = {rel.removeprefix(prefix): text for rel, text in found.items() if rel.startswith(prefix)}
     if not pages:
         raise SyncError(f"the docs archive has no Markdown under {folder}/ (expected <top folder>/{folder}/...)")
-    return pages
+    if not with_source:
+        return pages
+    wanted = set().union(*map(included_files, pages.values()))
+    sources = _read_members(blob, wanted.__contains__) if wanted else {}
+    pages = {rel: resolve_includes(text, sources) for rel, text in pages.items()}
+    modules = {rel: text for rel, text in found.items() if rel in API_MODULES}
+    return {**api_pages(modules), **pages}  # a page the docs folder has itself stands
 
 
 def page_chunks(source: DocsSource, rel: str, text: str, commit: str | None) -> list[Chunk]:
@@ -94,16 +118,16 @@ def page_chunks(source: DocsSource, rel: str, text: str, commit: str | None) -> 
     return [dataclasses.replace(c, origin=origin, data={**c.data, **extra}) for c in chunks]
 
 
-def _fetch(source: DocsSource, ctx: SyncContext) -> tuple[bytes, str] | None:
-    """(archive, commit) when the ref moved since the last sync, None when unchanged."""
+def _fetch(source: DocsSource, ctx: SyncContext, again: bool = False) -> tuple[bytes, str] | None:
+    """(archive, commit) when the ref moved since the last sync (or `again`: whether or not), None when unchanged."""
     client = ctx.github()
     cursor = ctx.cursor()
     try:
-        ref = client.page(f"repos/{source.repo}/commits/{source.ref}", etag=cursor.get("etag"))
+        ref = client.page(f"repos/{source.repo}/commits/{source.ref}", etag=None if again else cursor.get("etag"))
         if ref.status == 304:
             return None
         sha = ref.data["sha"]
-        if sha == cursor.get("commit"):
+        if sha == cursor.get("commit") and not again:
             ctx.checkpoint({**cursor, "etag": ref.etag})
             return None
         ctx.say(f"downloading {source.repo}@{source.ref} ({sha[:12]})")
@@ -130,9 +154,10 @@ def _release_archive(source: DocsSource, ctx: SyncContext) -> Path:
 def sync_docs(source: DocsSource, ctx: SyncContext) -> None:
     cursor = ctx.cursor()
     archive = source.archive
+    again = cursor.get("reader") != READER  # read with an older reader: read it again
     if source.package_index:
-        # A release's source distribution never changes once published: read it once.
-        if cursor.get("archive") == sdist_name(str(ref_version(source.ref))):
+        # A release's source distribution never changes once published: read it once (per reader).
+        if cursor.get("archive") == sdist_name(str(ref_version(source.ref))) and not again:
             ctx.say(f"{source.ref} unchanged (its source distribution is already read)")
             return
         archive = _release_archive(source, ctx)
@@ -143,7 +168,7 @@ def sync_docs(source: DocsSource, ctx: SyncContext) -> None:
             raise SyncError(f"{source.name}: cannot read the archive {archive}: {exc.strerror or exc}") from exc
         commit, etag = None, None
     else:
-        fetched = _fetch(source, ctx)
+        fetched = _fetch(source, ctx, again)
         if fetched is None:
             ctx.say(f"{source.ref} unchanged")
             return
@@ -157,4 +182,4 @@ def sync_docs(source: DocsSource, ctx: SyncContext) -> None:
             ctx.say(f"{i}/{len(pages)} pages of {source.ref}")
     ctx.remove(ctx.writer.origins(prefix) - {f"{prefix}{rel}" for rel in pages})
     done = {"archive": archive.name} if source.package_index and archive is not None else {}
-    ctx.checkpoint({**cursor, "commit": commit, "etag": etag or None, **done})
+    ctx.checkpoint({**cursor, "commit": commit, "etag": etag or None, "reader": READER, **done})

@@ -25,3 +25,29 @@ def test_the_release_docs_come_from_its_source_distribution():
     base = f"https://docs.vllm.ai/en/v{EVAL_RELEASE}/usage/troubleshooting/"
     assert all(c.source.startswith(base) and c.data["version"] == EVAL_RELEASE for c in chunks)
     assert len({c.source for c in chunks}) >= 10  # each section cites its own anchor
+
+
+def test_the_inference_parameters_reference_is_rendered_from_the_releases_source():
+    """The docs site renders `vllm.SamplingParams`'s reference from the source (mkdocstrings); the docs folder holds
+    none of it. Read from the same sdist, each documented parameter is a section at the site's own anchor, with its
+    default as the release's source writes it."""
+    path = download_sdist(EVAL_RELEASE, REPO_ROOT / ".data" / "wheels", lambda _m: None, Settings().package_index_url)
+    pages = archive_pages(path.read_bytes(), "docs")
+    source = release_docs_source(EVAL_RELEASE)
+    assert source is not None
+    rel = "api/vllm/sampling_params.md"
+    chunks = {c.source: c for c in page_chunks(source, rel, pages[rel], None)}
+    page = f"https://docs.vllm.ai/en/v{EVAL_RELEASE}/api/vllm/sampling_params/"
+    penalty = chunks[f"{page}#vllm.sampling_params.SamplingParams.repetition_penalty"]
+    assert "`SamplingParams.repetition_penalty: float = 1.0`" in penalty.dense_text
+    assert "Values > 1 encourage the model to use new tokens" in penalty.dense_text
+    assert f"{page}#vllm.sampling_params.SamplingParams.max_tokens" in chunks
+    assert "api/vllm/pooling_params.md" in pages
+
+
+def test_the_openai_servers_extra_parameters_are_the_source_lines_the_page_includes():
+    path = download_sdist(EVAL_RELEASE, REPO_ROOT / ".data" / "wheels", lambda _m: None, Settings().package_index_url)
+    page = archive_pages(path.read_bytes(), "docs")["serving/online_serving/openai_compatible_server.md"]
+    extra = page[page.index("#### Extra parameters") :]
+    assert "    repetition_penalty: float | None = None" in extra
+    assert '--8<-- "vllm/entrypoints/openai/chat_completion/protocol.py' not in page

@@ -162,17 +162,18 @@ def fill(r: FakeRepo) -> None:
 DOCS_FOLDERS = ("usage", "configuration")  # a part of the copy keeps each sync's embedding short
 
 
-def docs_tarball(top: str, folders: tuple[str, ...] = DOCS_FOLDERS) -> bytes:
-    """A tar.gz shaped like GitHub's tarball: `owner-repo-sha/` on top, the repository's docs/ inside."""
+def docs_tarball(top: str, folders: tuple[str, ...] = DOCS_FOLDERS, files: dict[str, str] | None = None) -> bytes:
+    """A tar.gz shaped like GitHub's tarball: `owner-repo-sha/` on top, the repository's docs/ inside (and `files`,
+    {path under the top folder: text}, beside them)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         for path in sorted(p for f in folders for p in (VLLM_DOCS / "docs" / f).rglob("*.md")):
             tar.add(path, arcname=f"{top}/docs/{path.relative_to(VLLM_DOCS / 'docs').as_posix()}")
-        readme = f"{top}/README.md"
-        info = tarfile.TarInfo(readme)
-        data = b"# vLLM\n"
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
+        for rel, text in {"README.md": "# vLLM\n", **(files or {})}.items():
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            data = text.encode()
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
 
 

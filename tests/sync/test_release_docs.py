@@ -16,6 +16,7 @@ from assistant.service import Assistant
 from assistant.sync.sources import parse_sources, release_docs_source
 from tests.conftest import CURATED, make_settings
 from tests.release.small_wheel import build_wheel
+from tests.helpers.corpus import some_entries
 from tests.sync.conftest import docs_tarball
 from tests.sync.fake_index import FakeIndex
 
@@ -107,6 +108,49 @@ def test_start_up_indexes_the_releases_docs_once_and_answers_cite_them(tmp_path,
         assert report is not None and report.ok and not report.wrote
         assert len(index.requests) == asked  # a release's sdist is read once
         assert again.ask(HANG).citations[0].source == cited[0]
+
+
+PARAMS = '''class SamplingParams:
+    """Sampling parameters for text generation."""
+
+    repetition_penalty: float = 1.0
+    """Penalizes new tokens based on whether they appear in the prompt and the
+    generated text so far. Values > 1 encourage the model to use new tokens."""
+'''
+
+
+def test_docs_read_by_an_older_reader_are_read_again_once_with_the_reference_pages(tmp_path, embedder, monkeypatch):
+    """An index whose release docs were read before the API reference pages existed (an older `READER`, which never
+    looked at the source beside docs/) gets them on its next start, from the cached sdist; later starts read nothing."""
+    from assistant.sync import docs_archive
+
+    page = f"https://docs.vllm.ai/en/v{VERSION}/api/vllm/sampling_params/"
+    section = f"{page}#vllm.sampling_params.SamplingParams.repetition_penalty"
+    with FakeIndex() as index:
+        index.add(SDIST, docs_tarball(f"vllm-{VERSION}", folders=("usage",), files={"vllm/sampling_params.py": PARAMS}))
+        some_entries(tmp_path / "corpus" / "entries", n=10)  # the entries are not what this is about
+        settings = _settings(tmp_path, index.url).model_copy(update={"corpus_dir": tmp_path / "corpus"})
+        with monkeypatch.context() as old:
+            old.setattr(docs_archive, "READER", 1)
+            old.setattr(docs_archive, "API_MODULES", ())
+            first = Assistant(settings, embedder=embedder)
+            first.ensure_index()
+            assert first.ensure_release_docs().wrote
+            assert section not in set(first.store.hashes())
+
+        said: list[str] = []
+        again = Assistant(settings, embedder=embedder)
+        report = again.ensure_release_docs(progress=said.append)
+        assert report is not None and report.ok and report.wrote, report.summary()
+        assert section in set(again.store.hashes())
+        assert not any("already read" in s for s in said)
+        answer = again.ask("With vLLM, how can I penalise repetition in the generated text?")
+        assert not answer.abstained and answer.citations[0].source == section, answer.body
+
+        said.clear()
+        third = Assistant(settings, embedder=embedder)
+        assert not third.ensure_release_docs(progress=said.append).wrote
+        assert any("already read" in s for s in said)
 
 
 def test_without_the_index_the_assistant_starts_and_answers_from_the_rest(tmp_path, embedder):

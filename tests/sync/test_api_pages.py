@@ -1,0 +1,64 @@
+"""The API reference pages rendered from a module's source (assistant/sync/api_pages.py; pure, no archive)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from assistant.ingest.markdown_docs import load_markdown
+from assistant.sync.api_pages import api_pages, page_path, render_module
+
+SOURCE = '''"""Knobs for a thing.
+
+More about the module than its first paragraph."""
+
+
+class Knobs:
+    """Knobs of a request.
+
+    Attributes:
+        speed: How fast it goes.
+            A continuation line.
+        depth: How deep.
+    """
+
+    speed: float = 1.0
+    """How fast it goes. Values > 1 go faster.
+
+    NOTE:
+        Indented under a section, not code."""
+    _hidden: int = 3
+    """Private: never rendered."""
+    undocumented: int = 0
+    factory: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
+    """A default too long to show."""
+
+
+class NothingDocumented:
+    x: int = 1
+
+
+class _Private:
+    y: int = 2
+    """Documented, but the class is private."""
+'''
+
+
+def test_each_documented_public_attribute_is_a_section_at_the_sites_anchor():
+    page = render_module("pkg/knobs.py", SOURCE)
+    assert page is not None
+    path = PurePosixPath(page_path("pkg/knobs.py"))
+    parsed = load_markdown(page, path, "https://site/api/pkg/knobs/")  # type: ignore[arg-type]
+    chunks = {c.source.partition("#")[2]: c for c in parsed}
+    assert set(chunks) == {"pkg.knobs", "pkg.knobs.Knobs", "pkg.knobs.Knobs.speed", "pkg.knobs.Knobs.factory"}
+    speed = chunks["pkg.knobs.Knobs.speed"].dense_text
+    assert "`Knobs.speed: float = 1.0`" in speed and "Values > 1 go faster." in speed
+    assert "    Indented" not in page  # no docstring line is left indented into a code block
+    assert "`Knobs.factory: list[int]`" in chunks["pkg.knobs.Knobs.factory"].dense_text  # default left out, not cut
+    assert "- speed: How fast it goes." in chunks["pkg.knobs.Knobs"].dense_text  # a section's items as a list
+    assert "More about the module" not in page  # the module's first paragraph only
+
+
+def test_a_module_without_documented_attributes_or_that_does_not_parse_has_no_page():
+    assert render_module("pkg/empty.py", "class A:\n    x: int = 1\n") is None
+    assert render_module("pkg/broken.py", "class A(:\n") is None
+    assert api_pages({"pkg/knobs.py": SOURCE, "pkg/broken.py": "def ("}).keys() == {"api/pkg/knobs.md"}
