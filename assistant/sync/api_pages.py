@@ -2,10 +2,14 @@
 
 vLLM's docs build the reference of its inference parameters (`vllm.SamplingParams`, `vllm.PoolingParams`) from the
 source with mkdocstrings: one page per module (https://docs.vllm.ai/en/v0.33.0/api/vllm/sampling_params/), a
-section per class and per documented attribute, anchored by its dotted path. The docs folder holds none of that text,
-so a question answered by one parameter ("how do I penalise repetition?", "how do I get the logits?") found nothing
-of it. This renders the same sections from the same source: each public attribute that carries a docstring (the
-string right under it, the convention mkdocstrings reads), with its type and default as the source writes them.
+section per class, anchored by its dotted path. The docs folder holds none of that text, so a question answered by one
+parameter ("how do I penalise repetition?", "how do I get the logits?") found nothing of it. This renders the same
+from the same source: a section per public class, listing each public attribute that carries a docstring (the string
+right under it, the convention mkdocstrings reads) with its type and default as the source writes them.
+
+One section per class, not per attribute (the site's own attribute anchors): the chunker cuts a long class into parts
+of several attributes each. Sections of one attribute each, a few words long, led answers to questions that only
+shared a word with them ("how do I count the tokens" led by `max_tokens`); measured in eval/README.md, session 45.
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ def render_module(module_path: str, source: str) -> str | None:
             lines += [_prose(cls_doc), ""]
         for name, typ, default, text in attributes:
             signature = f"{cls.name}.{name}: {typ}" + (f" = {default}" if default is not None else "")
-            lines += [f"### {name} {{#{dotted}.{cls.name}.{name}}}", "", f"`{signature}`", "", text, ""]
+            lines += [f"**`{signature}`**", "", text, ""]
     return "\n".join(lines) if found else None
 
 

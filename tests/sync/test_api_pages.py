@@ -43,18 +43,19 @@ class _Private:
 '''
 
 
-def test_each_documented_public_attribute_is_a_section_at_the_sites_anchor():
+def test_each_public_class_is_a_section_at_the_sites_anchor_listing_its_documented_attributes():
     page = render_module("pkg/knobs.py", SOURCE)
     assert page is not None
     path = PurePosixPath(page_path("pkg/knobs.py"))
     parsed = load_markdown(page, path, "https://site/api/pkg/knobs/")  # type: ignore[arg-type]
     chunks = {c.source.partition("#")[2]: c for c in parsed}
-    assert set(chunks) == {"pkg.knobs", "pkg.knobs.Knobs", "pkg.knobs.Knobs.speed", "pkg.knobs.Knobs.factory"}
-    speed = chunks["pkg.knobs.Knobs.speed"].dense_text
-    assert "`Knobs.speed: float = 1.0`" in speed and "Values > 1 go faster." in speed
+    assert set(chunks) == {"pkg.knobs", "pkg.knobs.Knobs"}
+    knobs = chunks["pkg.knobs.Knobs"].dense_text
+    assert "`Knobs.speed: float = 1.0`" in knobs and "Values > 1 go faster." in knobs
+    assert "`Knobs.factory: list[int]`" in knobs  # a default too long is left out, not cut
+    assert "_hidden" not in page and "undocumented" not in page and "_Private" not in page
     assert "    Indented" not in page  # no docstring line is left indented into a code block
-    assert "`Knobs.factory: list[int]`" in chunks["pkg.knobs.Knobs.factory"].dense_text  # default left out, not cut
-    assert "- speed: How fast it goes." in chunks["pkg.knobs.Knobs"].dense_text  # a section's items as a list
+    assert "- speed: How fast it goes." in knobs  # a section's items as a list
     assert "More about the module" not in page  # the module's first paragraph only
 
 

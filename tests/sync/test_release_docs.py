@@ -125,7 +125,7 @@ def test_docs_read_by_an_older_reader_are_read_again_once_with_the_reference_pag
     from assistant.sync import docs_archive
 
     page = f"https://docs.vllm.ai/en/v{VERSION}/api/vllm/sampling_params/"
-    section = f"{page}#vllm.sampling_params.SamplingParams.repetition_penalty"
+    section = f"{page}#vllm.sampling_params.SamplingParams"
     with FakeIndex() as index:
         index.add(SDIST, docs_tarball(f"vllm-{VERSION}", folders=("usage",), files={"vllm/sampling_params.py": PARAMS}))
         some_entries(tmp_path / "corpus" / "entries", n=10)  # the entries are not what this is about
