@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from assistant.settings import REPO_ROOT
-from tests.conftest import CURATED
+from tests.helpers.corpus import some_entries
 from tests.helpers.env import clean_env
 
 HIT_KEYS = {"id", "title", "source", "score"}
@@ -24,38 +24,47 @@ def env_with(**values: str) -> dict[str, str]:
     return clean_env(**values)
 
 
+# The entries the tests below ask about; with them, some others (a process of its own embeds every entry it builds:
+# all of them would make this slower with each entry written, and test nothing more).
+ASKED = (
+    "deepgemm-fp8-home-path-empty",
+    "structured-outputs-invalid-grammar-engine-dead",
+    "deepseek-v4-dspark-cudagraph-illegal-memory-access",  # the two that quote "an illegal memory access"
+    "qwen3-next-illegal-memory-access-data-parallel-cudagraph-piecewise",
+)
+
+
 @pytest.fixture(scope="module")
 def built_index(tmp_path_factory):
-    """ask on the configured index builds it from corpus/ on first run, with progress on stderr."""
-    index = tmp_path_factory.mktemp("cli-index")
+    """ask on the configured index builds it from the corpus folder on first run, with progress on stderr."""
+    index, corpus = tmp_path_factory.mktemp("cli-index"), tmp_path_factory.mktemp("cli-corpus")
+    some_entries(corpus / "entries", n=40, also=ASKED)
     cmd = [sys.executable, "-m", "assistant", "ask", "RuntimeError: not home_path.empty()", "--json"]
-    env = env_with(ASSISTANT_INDEX_DIR=str(index))
+    env = env_with(ASSISTANT_INDEX_DIR=str(index), ASSISTANT_CORPUS_DIR=str(corpus))
     proc = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300, env=env)
-    return index, proc
+    return index, proc, len(list((corpus / "entries").glob("*.yaml")))
 
 
 def test_first_ask_builds_the_index_and_answers_in_json(built_index):
-    _, proc = built_index
+    _, proc, built = built_index
     assert proc.returncode == 0, proc.stderr
-    assert "building the index" in proc.stderr and f"embedded {CURATED}/{CURATED} chunks" in proc.stderr
+    assert "building the index" in proc.stderr and f"embedded {built}/{built} chunks" in proc.stderr
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     assert len(lines) == 1
     out = json.loads(lines[0])
     assert set(out) == {"answer", "abstained", "language", "citations", "hits"}
     assert out["abstained"] is False and out["language"] == "en"
     assert "VLLM_USE_DEEP_GEMM=0" in out["answer"]
-    assert out["citations"][0] == {
-        "id": "deepgemm-fp8-home-path-empty",
-        "title": out["hits"][0]["title"],
-        "source": "corpus/entries/deepgemm-fp8-home-path-empty.yaml",
-    }
+    cited = out["citations"][0]
+    assert cited["id"] == "deepgemm-fp8-home-path-empty" and cited["title"] == out["hits"][0]["title"]
+    assert cited["source"] == "entries/deepgemm-fp8-home-path-empty.yaml"  # the file, under the corpus folder
     assert all(set(h) == HIT_KEYS for h in out["hits"])
     scores = [h["score"] for h in out["hits"]]
     assert scores == sorted(scores, reverse=True)
 
 
 def test_stdin_and_batch(built_index, tmp_path):
-    index, _ = built_index
+    index, _, _ = built_index
     proc = run("ask", "-", "--json", stdin="CUDA error: an illegal memory access was encountered\n", index_dir=index)
     assert proc.returncode == 0, proc.stderr
     # The line read from stdin reaches the curated entries that quote it (several do: which leads is the ranker's)
@@ -86,7 +95,7 @@ def test_stdin_and_batch(built_index, tmp_path):
 
 
 def test_usage_errors_are_one_line_not_a_traceback(built_index):
-    index, _ = built_index
+    index, _, _ = built_index
     proc = run("ask", "   ", index_dir=index)
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("error: the question is empty")
@@ -94,7 +103,7 @@ def test_usage_errors_are_one_line_not_a_traceback(built_index):
 
 
 def test_ingest_reports_skipped_files_with_exit_code_1(built_index, tmp_path):
-    index, _ = built_index
+    index, _, _ = built_index
     (tmp_path / "ok.md").write_text("# Page\n\n## Section\n\nUse `--enforce-eager`.\n", encoding="utf-8")
     (tmp_path / "bad.md").write_bytes(b"\x00\x01")
     proc = run("ingest", str(tmp_path), index_dir=index)
@@ -133,7 +142,7 @@ def test_a_named_index_that_is_empty_or_partial_is_reported_not_replaced(built_i
 
 
 def test_wordless_questions_are_a_one_line_usage_error(built_index):
-    index, _ = built_index
+    index, _, _ = built_index
     for proc in (run("ask", "???", index_dir=index), run("ask", "-", stdin="\x00 😀\n", index_dir=index)):
         assert proc.returncode == 2, proc.stderr
         lines = proc.stderr.strip().splitlines()
