@@ -302,7 +302,9 @@ def _field_default(value: ast.expr | None) -> str | None:
     return ast.unparse(value)
 
 
-def _class_fields(node: ast.ClassDef, path: str) -> ClassFields:
+def class_fields(node: ast.ClassDef, path: str) -> ClassFields:
+    """A class's annotated fields: type, default (a `Field`'s or `field`'s own), the docstring under each (one line),
+    and its line."""
     fields: dict[str, tuple[str | None, str | None, str, int]] = {}
     body = node.body
     for i, stmt in enumerate(body):
@@ -472,7 +474,7 @@ def extract_file(path: str, source: str, version: str) -> FileFacts:
     if _is_config_file(path):
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
-                facts.classes.append(_class_fields(node, path))
+                facts.classes.append(class_fields(node, path))
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 values = _literal_values(node.value)
                 if values:

@@ -19,6 +19,8 @@ import inspect
 import re
 from pathlib import PurePosixPath
 
+from assistant.release.extract import class_fields
+
 # The modules of the docs' "Inference Parameters" (docs/api/README.md), each rendered as its reference page.
 API_MODULES = ("vllm/sampling_params.py", "vllm/pooling_params.py")
 _MAX_DEFAULT = 80  # a longer default (a factory call, a long literal) is left out rather than cut
@@ -48,23 +50,15 @@ def _prose(doc: str) -> str:
     return "\n".join(out)
 
 
-def _attributes(cls: ast.ClassDef) -> list[tuple[str, str, str | None, str]]:
-    """(name, type, default, docstring) of each public annotated attribute with a docstring under it."""
+def _attributes(cls: ast.ClassDef, path: str) -> list[tuple[str, str, str | None, str]]:
+    """(name, type, default, docstring) of each public annotated attribute with a docstring under it, as the
+    release's flags read their config fields (`class_fields`)."""
     out = []
-    body = cls.body
-    for node, after in zip(body, body[1:]):
-        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+    for name, (typ, default, doc, _line) in class_fields(cls, path).fields.items():
+        if name.startswith("_") or not doc:
             continue
-        name = node.target.id
-        if name.startswith("_"):
-            continue
-        doc = after.value.value if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) else None
-        if not isinstance(doc, str):
-            continue
-        default = ast.unparse(node.value) if node.value is not None else None
-        if default is not None and len(default) > _MAX_DEFAULT:
-            default = None
-        out.append((name, " ".join(ast.unparse(node.annotation).split()), default, _prose(doc)))
+        shown = default if default is not None and len(default) <= _MAX_DEFAULT else None
+        out.append((name, " ".join(str(typ).split()), shown, doc))
     return out
 
 
@@ -81,7 +75,7 @@ def render_module(module_path: str, source: str) -> str | None:
         lines += [_prose(doc.split("\n\n")[0]), ""]
     found = False
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and not n.name.startswith("_")):
-        attributes = _attributes(cls)
+        attributes = _attributes(cls, module_path)
         if not attributes:
             continue
         found = True

@@ -29,8 +29,12 @@ class Knobs:
     _hidden: int = 3
     """Private: never rendered."""
     undocumented: int = 0
-    factory: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
+    factory: dict[str, int] = field(
+        default_factory=lambda: {"alpha": 1, "beta": 2, "gamma": 3, "delta": 4, "epsilon": 5, "zeta": 6, "eta": 7}
+    )
     """A default too long to show."""
+    made: list[str] = field(default_factory=lambda: ["*"])
+    """A factory's value is the default shown."""
 
 
 class NothingDocumented:
@@ -52,7 +56,8 @@ def test_each_public_class_is_a_section_at_the_sites_anchor_listing_its_document
     assert set(chunks) == {"pkg.knobs", "pkg.knobs.Knobs"}
     knobs = chunks["pkg.knobs.Knobs"].dense_text
     assert "`Knobs.speed: float = 1.0`" in knobs and "Values > 1 go faster." in knobs
-    assert "`Knobs.factory: list[int]`" in knobs  # a default too long is left out, not cut
+    assert "`Knobs.factory: dict[str, int]`" in knobs  # a default too long is left out, not cut
+    assert "`Knobs.made: list[str] = ['*']`" in knobs
     assert "_hidden" not in page and "undocumented" not in page and "_Private" not in page
     assert "    Indented" not in page  # no docstring line is left indented into a code block
     assert "- speed: How fast it goes." in knobs  # a section's items as a list
