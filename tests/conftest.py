@@ -69,9 +69,15 @@ def make_settings(index_dir: Path, **kw) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def faces_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One index folder (built from corpus/) for every face's tests: the first user builds it, the others find it."""
-    return tmp_path_factory.getbasetemp() / "faces-index"
+def faces_index(tmp_path_factory: pytest.TempPathFactory, embedder: CachedEmbedder) -> Path:
+    """One index folder, built from corpus/ once per session in this process (with the session's vectors), for every
+    face's tests: a server a test starts on it finds it built. An app.py that built it itself within its readiness
+    wait took 70 to over 120 s at 461 entries, whichever face's test happened to come first."""
+    from assistant.service import Assistant
+
+    path = tmp_path_factory.getbasetemp() / "faces-index"
+    Assistant(Settings(index_dir=path), embedder=embedder).ensure_index()
+    return path
 
 
 @pytest.fixture(scope="session")

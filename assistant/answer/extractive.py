@@ -441,7 +441,9 @@ def _news(fact: NameFact) -> bool:
 
 
 def _see_also(related: Sequence[Hit], query: Query, lang: Lang, citations: list[Citation]) -> list[str]:
-    """The "Also relevant" lines: each source numbered after `citations`, a docs section with its closest paragraphs."""
+    """The "Also relevant" lines: each source numbered after `citations`, a docs section with its closest paragraphs,
+    a known problem with its fix (what to try when the lead is not the user's problem; the plan never lists one that
+    the user's setup rules out)."""
     if not related:
         return []
     lines = ["", f"**{LABELS[lang]['see_also']}:**"]
@@ -452,6 +454,9 @@ def _see_also(related: Sequence[Hit], query: Query, lang: Lang, citations: list[
         if h.chunk.kind == "doc":  # the paragraphs of that section closest to the question
             snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
             lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
+        elif (entry := h.chunk.entry) is not None:
+            fix = f"{LABELS[lang]['fix']}: " + _cite(entry.fix.get(lang), n)
+            lines.append("  " + fix.replace("\n", "\n  "))
     return lines
 
 

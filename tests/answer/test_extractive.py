@@ -73,6 +73,22 @@ def test_a_matching_setup_gets_the_fix_without_questions():
     assert answer.citations[0].id == "awq-batch-invariance-sm80" and "Which GPU" not in answer.body
 
 
+def test_a_known_problem_listed_under_another_lead_shows_its_fix_cited_to_it():
+    q = "VLLM_BATCH_INVARIANT=1, Qwen3-8B-AWQ on an RTX 3090: logprobs differ with the batch size"
+    answer = compose(analyze(q), [_doc_hit(DOC, confidence=0.95), _entry_hit(AWQ)], 0.5)
+    assert answer.citations[0].id == "docs/features/batch_invariance.md#hardware-requirements"
+    body = answer.body.split("Also relevant", 1)[1]
+    listed = body.splitlines()
+    title = next(i for i, line in enumerate(listed) if line.startswith("- ") and line.endswith("[2]"))
+    assert listed[title + 1].startswith("  Fix: Upgrade to a vLLM version that includes PR #60479")
+    assert "[2]" in "\n".join(listed[title + 1 :]) and "60479" not in answer.lead
+    # One the setup rules out is named as not applying, never offered with its fix.
+    ruled_out = compose(
+        analyze("VLLM_BATCH_INVARIANT=1 on a V100, outputs still differ"), [_doc_hit(DOC), _entry_hit(AWQ)], 0.5
+    )
+    assert "60479" not in ruled_out.body
+
+
 def test_the_docs_lead_is_the_paragraph_that_addresses_the_question():
     body = "\n\n".join(
         ["Multi-modal inputs are cached; set the size with --mm-processor-cache-gb. " * 3,
