@@ -17,6 +17,7 @@ from assistant.models import Signals
 from assistant.release.version import detect_version
 from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
+from assistant.text.problem import problem_part
 from assistant.text.signals import extract_signals
 from assistant.text.software import (
     VLLM_WORD,
@@ -641,7 +642,7 @@ def extract_setup(text: str, signals: Signals | None = None) -> UserSetup:
         families=families,
         quantization=_quantization(text),
         features=_features(text),
-        symptoms=_symptoms(text),
+        symptoms=_symptoms(problem_part(text)),  # what went wrong, not the install command or environment it reports
         errors=signals.messages,
         platforms=user_platforms(text, [g.name for g in gpus]),
         uses_vllm=_uses_vllm(text),

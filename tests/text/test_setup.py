@@ -86,6 +86,18 @@ def test_the_periodic_metrics_line_is_not_a_symptom():
     assert "slow" in extract_setup(f"generation is far too slow:\n{stats}").symptoms
 
 
+def test_the_install_command_and_the_environment_a_report_shows_are_not_its_symptom():
+    report = (
+        "[Bug]: Qwen3 MoE crashes at start-up\n\n### Your current environment\n\n```text\nPyTorch version: 2.7.0\n"
+        "Is debug build: False\nCUDA used to build PyTorch: 12.6\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"
+        "Python version: 3.12.3\n```\n\n### How you are installing vllm\n\n```sh\npip install vllm==0.9.0\n```\n\n"
+        "### Describe the bug\n\nThe server crashes while loading the weights."
+    )
+    assert extract_setup(report).symptoms == ("crash",)
+    assert extract_setup("pip install vllm==0.9.0\nthen the server crashes at start-up").symptoms == ("crash",)
+    assert extract_setup("pip install vllm fails: failed to build wheel").symptoms == ("install",)  # its own problem
+
+
 def test_features_on_off_and_unmentioned():
     on = extract_setup(
         '--speculative-config \'{"method":"dspark","num_speculative_tokens":5}\' '
