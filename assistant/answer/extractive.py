@@ -452,11 +452,12 @@ def _see_also(related: Sequence[Hit], query: Query, lang: Lang, citations: list[
         citations.append(Citation(n, h.chunk.id, h.chunk.title, h.chunk.source))
         lines.append(f"- {_display_title(h.chunk)} [{n}]")
         if h.chunk.kind == "doc":  # the paragraphs of that section closest to the question
-            snippet = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
-            lines.append("  " + _cite(snippet, n).replace("\n", "\n  "))
+            detail = _excerpt(h.chunk.data["body"], query, _SEE_ALSO_EXCERPT_CHARS, keep_opening=False)
         elif (entry := h.chunk.entry) is not None:
-            fix = f"{LABELS[lang]['fix']}: " + _cite(entry.fix.get(lang), n)
-            lines.append("  " + fix.replace("\n", "\n  "))
+            detail = f"{LABELS[lang]['fix']}: {entry.fix.get(lang)}"
+        else:
+            continue
+        lines.append("  " + _cite(detail, n).replace("\n", "\n  "))
     return lines
 
 
