@@ -21,6 +21,9 @@ for _name in [n for n in os.environ if n.upper().startswith("ASSISTANT_")]:
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# numba comes only with ranx, the tests' reference for the retrieval metrics (tests/eval/test_metrics.py). Run as plain
+# Python, its kernels compute the same definitions, without the minute numba spends compiling them in a fresh venv.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 # No test assistant (nor an app.py a test starts) downloads a vLLM wheel at start-up; the release tests
 # sync a small wheel of their own, and one eval step reads the real one on purpose.
 os.environ["ASSISTANT_VLLM_RELEASES"] = "[]"

@@ -17,6 +17,9 @@ from urllib.parse import urlsplit
 
 Dialect = Literal["sqlite", "postgresql"]
 CONNECT_TIMEOUT_SECONDS = 5
+# How long a SQLite write waits for another process's write transaction before "database is locked". Writes are
+# tiny; this covers API workers that start together, each migrating the same new file, on a loaded machine.
+SQLITE_BUSY_TIMEOUT_SECONDS = 10.0
 
 
 class DatabaseError(Exception):
@@ -94,7 +97,7 @@ def connect(target: Target) -> Connection:
     try:
         if not path.exists():
             _create_private(path)
-        raw = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=2.0)
+        raw = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=SQLITE_BUSY_TIMEOUT_SECONDS)
     except (sqlite3.Error, OSError) as exc:
         raise DatabaseError(f"{type(exc).__name__}: {exc}") from exc
     conn = Connection(raw, "sqlite")

@@ -138,15 +138,20 @@ class FeedbackStore:
 
     def _begin(self) -> Connection:
         """BEGIN on the store's connection; a session the server ended since (a restart, an idle timeout) is
-        noticed here, before anything was written, and the transaction starts again on a new connection."""
+        noticed here, before anything was written, and the transaction starts again on a new connection.
+
+        On SQLite the write lock is taken now (`BEGIN IMMEDIATE`), waiting out another process's write: a transaction
+        that has only read (a statement's schema lookup is a read) is refused at once, not waited for, when it
+        writes after another process has committed."""
         conn = self._connection()
+        begin = "BEGIN IMMEDIATE" if conn.dialect == "sqlite" else "BEGIN"
         try:
-            conn.execute("BEGIN")
+            conn.execute(begin)
         except DatabaseError:
             if not conn.broken:
                 raise
             conn = self._connection()  # replaces the broken one
-            conn.execute("BEGIN")
+            conn.execute(begin)
         return conn
 
     def check(self) -> str | None:

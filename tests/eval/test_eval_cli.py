@@ -51,7 +51,7 @@ def test_a_sets_folder_is_never_written_over_the_projects_results(tmp_path, caps
     assert "cannot be combined with --sets-dir" in capsys.readouterr().err
 
 
-def test_fresh_questions_in_a_folder_are_scored_without_touching_eval_results(tmp_path, capsys):
+def test_fresh_questions_in_a_folder_are_scored_without_touching_eval_results(tmp_path, capsys, docs_assistant):
     results = REPO_ROOT / "eval" / "results.md"
     before = results.read_bytes()
     _write(
@@ -65,7 +65,10 @@ def test_fresh_questions_in_a_folder_are_scored_without_touching_eval_results(tm
     )
     records = tmp_path / "out" / "records.jsonl"
     records.parent.mkdir()
-    assert main(["eval", "--sets-dir", str(tmp_path), "--systems", "full", "--json", "--records", str(records)]) == 0
+    # The eval's index is the curated corpus and ../shared's docs: the session's copy of it is found up to date.
+    index = ["--index-dir", str(docs_assistant.settings.index_dir)]
+    args = ["--sets-dir", str(tmp_path), *index, "--systems", "full", "--json", "--records", str(records)]
+    assert main(["eval", *args]) == 0
     rows = {(r["set"], r["system"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows[("negatives", "full")]["n"] == 2
     assert rows[("negatives", "full")]["abstain_rate"] == 1.0

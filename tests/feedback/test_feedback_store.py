@@ -232,3 +232,38 @@ def test_the_secret_shapes_that_used_to_pass_are_masked_in_the_db(tmp_path: Path
     for secret in passed.values():
         assert secret not in dump
     assert "@cache.local:6379" in dump and "vllm serve x fails" in dump
+
+
+def test_a_write_that_reads_first_is_not_refused_when_another_process_writes_in_between(tmp_path: Path) -> None:
+    """Two processes on one SQLite file (API workers). `record_reply` reads, then writes. If another process commits
+    between the two, a transaction that only read so far cannot become a writer: SQLite refuses it at once ("database
+    is locked", the busy timeout is not waited). The store's transactions take the write lock when they begin, so the
+    other process waits its turn instead, and both writes land."""
+    path = tmp_path / "state.sqlite3"
+    mine, other = FeedbackStore(path), FeedbackStore(path)
+    mine.link_thread("slack:C1:1.0", mine.record_question("slack", "why?", True))
+    other.record_question("api", "warm-up", False)  # both connected and migrated
+    others: list[BaseException] = []
+
+    def other_writes() -> None:
+        try:
+            other.record_question("api", "written in between", False)
+        except BaseException as exc:  # noqa: BLE001 - collected, asserted below
+            others.append(exc)
+
+    between: list[threading.Thread] = []
+
+    def after_the_read(statement: str) -> None:  # runs as `mine` starts its INSERT, after its SELECT has read
+        if statement.lstrip().upper().startswith("INSERT") and not between:
+            between.append(threading.Thread(target=other_writes))
+            between[0].start()
+            between[0].join(timeout=1.0)  # a writer that is not made to wait commits within this second
+
+    mine._connection().raw.set_trace_callback(after_the_read)
+    assert mine.record_reply("slack:C1:1.0", "2.0", "U1", "the answer")
+    between[0].join(timeout=30)
+    assert others == []
+    assert [r.text for g in mine.answered_gaps() for r in g.replies] == ["the answer"]
+    assert stored_text(other).count("written in between") == 1
+    mine.close()
+    other.close()

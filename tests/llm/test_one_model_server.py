@@ -20,6 +20,8 @@ import pytest
 from assistant.service import Assistant
 from assistant.settings import REPO_ROOT
 from tests.conftest import make_settings
+from tests.helpers.corpus import some_entries
+from tests.helpers.known import KNOWN, KNOWN_ENTRY
 from tests.llm.conftest import _require_llama_cpp, free_port, smollm2_gguf
 
 
@@ -58,15 +60,17 @@ def one_server(tmp_path_factory) -> Iterator[str]:
 def test_llm_embeddings_and_reranker_from_one_server(one_server, tmp_path):
     base = f"{one_server}/v1"
     # Only the LLM's URL names the server for the reranker: rerank_base_url is unset on purpose.
+    corpus = tmp_path / "corpus"  # some entries, the known one among them: each is embedded over HTTP
+    some_entries(corpus / "entries", also=(KNOWN_ENTRY,))
     settings = make_settings(
-        tmp_path, embedding_backend="openai", embedding_model="all-MiniLM-L6-v2", embedding_base_url=base,
+        tmp_path / "index", corpus_dir=corpus, embedding_backend="openai", embedding_model="all-MiniLM-L6-v2", embedding_base_url=base,
         answer_backend="openai", llm_base_url=base, llm_model="smollm2", llm_timeout=120, llm_max_tokens=64,
         rerank=True, rerank_timeout=30,
     )  # fmt: skip
     assert settings.rerank_url == f"{base}/rerank"
     a = Assistant(settings)
     a.ensure_index()  # the corpus embedded through the server's /v1/embeddings
-    answer = a.ask("RuntimeError: not home_path.empty()")
+    answer = a.ask(KNOWN)
     assert answer.rerank is not None and answer.rerank.status == "ok"
     assert answer.hits and all(h.rerank is not None for h in answer.hits)
     stats = httpx.get(f"{one_server}/_stats").json()
