@@ -376,6 +376,7 @@ class Assistant:
             check=self.releases.check(findings.release),
             bar=min_confidence_for(query.text, *self.settings.evidence_bars, unnamed=query.vllm_unnamed),
             entry_bar=self.settings.min_confidence_entry_unquoted,
+            docs_bar=self.settings.min_confidence_docs,
             scorer=self._scorer(query),
             neighbours=self._neighbours,
         )
@@ -421,15 +422,17 @@ class Prepared:
     check: ReleaseCheck | None  # None when no release is indexed
     bar: float  # the evidence bar the settings give this kind of message
     entry_bar: float  # the least evidence of a known problem matched by words alone (no error message quoted)
+    docs_bar: float  # the least evidence of a docs section that answers
     scorer: BlockScorer
     neighbours: Callable[[Chunk], list[Chunk]]
 
-    def compose(self, bar: float | None = None) -> Answer:
-        """The extractive answer at `bar` (the settings' bar when None)."""
+    def compose(self, bar: float | None = None, docs_bar: float | None = None) -> Answer:
+        """The extractive answer at `bar` and `docs_bar` (the settings' when None)."""
         bar = self.bar if bar is None else bar
+        docs_bar = self.docs_bar if docs_bar is None else docs_bar
         return compose(
             self.query, self.hits, bar, self.setup, self.scorer, self.findings, self.check, self.neighbours,
-            self.entry_bar,
+            self.entry_bar, docs_bar,
         )
 
     def usable(self) -> list[Hit]:

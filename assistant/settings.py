@@ -76,6 +76,16 @@ class Settings(BaseSettings):
             "batches; eval/README.md, session 43). Below it nothing answers by words alone. 0 turns it off."
         ),
     )
+    min_confidence_docs: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "The least evidence of a docs section that leads an answer (below it, only a known problem whose error "
+            "message the user quotes answers). Off (0): a bar of 0.95, chosen on the fitting side, cost less on newer "
+            "fresh threads but more on make run's held-out questions (eval/README.md, session 47)."
+        ),
+    )
     min_confidence_paste: float = Field(
         0.537,
         ge=0.0,

@@ -233,19 +233,25 @@ def quotes_its_error(app: Applicability) -> bool:
 
 
 def plan(
-    query: Query, hits: list[Hit], min_confidence: float, setup: UserSetup | None = None, entry_bar: float = 0.0
+    query: Query,
+    hits: list[Hit],
+    min_confidence: float,
+    setup: UserSetup | None = None,
+    entry_bar: float = 0.0,
+    docs_bar: float = 0.0,
 ) -> Plan:
     """The first source over the evidence bar that the user's setup does not rule out answers; a known problem whose
     error message the user quotes answers from half the bar (`quotes_its_error`), one that matches by words alone
     from `entry_bar` at least (`Settings.min_confidence_entry_unquoted`); below a known problem held back by it,
-    only a known problem whose message the user quotes answers.
+    only a known problem whose message the user quotes answers. A docs section answers from `docs_bar` at least
+    (`Settings.min_confidence_docs`), and below one held back by it, likewise only a quoted known problem answers.
 
     A known problem whose conditions the setup contradicts (another GPU, a fixed release, another
     symptom) is never the answer: it is named as not applying, and the next source answers, or none.
     """
     setup = setup if setup is not None else extract_setup(query.text)
     primary, primary_app, ruled_out = None, Applicability(), []
-    held = False  # a known problem over the bar was held back by `entry_bar`
+    held = False  # a known problem or a docs section over the bar was held back by `entry_bar` or `docs_bar`
     for h in hits:
         if h.confidence < min_confidence * _SEE_ALSO_SHARE:
             continue
@@ -260,6 +266,9 @@ def plan(
         if held and not quoted:  # a known problem ranked above it was held back: a lesser match by words is no better
             continue
         if h.chunk.kind == "entry" and not quoted and h.confidence < entry_bar:
+            held = True
+            continue
+        if h.chunk.kind == "doc" and h.confidence < docs_bar:
             held = True
             continue
         primary, primary_app = h, app
@@ -526,6 +535,7 @@ def compose(
     release_check: ReleaseCheck | None = None,
     neighbours: Callable[[Chunk], Sequence[Chunk]] | None = None,
     entry_bar: float = 0.0,
+    docs_bar: float = 0.0,
 ) -> Answer:
     """Answer from the first applicable hit that clears the evidence bar, or abstain with what to collect next.
 
@@ -536,13 +546,13 @@ def compose(
     `fixed_in` at or before the stated version pointed out;
     `neighbours`: the parts of a long docs section either side of a part (the index's), read with it;
     `entry_bar`: the least evidence of a known problem that the user's text matches by words alone, quoting none of
-    its error messages.
+    its error messages; `docs_bar`: the least evidence of a docs section that answers.
     """
     setup = setup if setup is not None else extract_setup(query.text)
     refusal = refusal_text(query, setup)
     if refusal is not None:
         return decline(query, hits, refusal)
-    p = plan(query, hits, min_confidence, setup, entry_bar)
+    p = plan(query, hits, min_confidence, setup, entry_bar, docs_bar)
     hits = ruled_out_last(hits, setup, query.text)  # what the answer shows as its hits; `p` saw the ranking
     newest = findings.indexed[-1] if findings is not None and findings.indexed else None
     if setup.driver:  # another framework builds vLLM's engine for the user: its option is the fix, not vLLM's

@@ -342,6 +342,20 @@ def test_a_known_problem_whose_error_the_user_quotes_answers_under_the_bar():
     assert compose(analyze(quoted), [_entry_hit(PP, confidence=0.2)], 0.6).abstained
 
 
+def test_a_docs_section_answers_from_the_docs_bar_and_a_quoted_known_problem_below_it_still_does():
+    asked = "Can I split Qwen over two GPUs with --pipeline-parallel-size 2, or is it unsupported?"
+    doc = _doc_hit("Pipeline parallelism is supported for these architectures: Llama, Mistral.", confidence=0.8)
+    assert not compose(analyze(asked), [doc], 0.6).abstained  # off (0): the ordinary bar alone
+    held = compose(analyze(asked), [doc], 0.6, docs_bar=0.9)
+    assert held.abstained and not held.citations
+    assert not compose(analyze(asked), [_doc_hit(DOC, confidence=0.95)], 0.6, docs_bar=0.9).abstained
+    # below a section held back by it, a known problem matched by words alone does not answer; a quoted one does
+    assert compose(analyze(asked), [doc, _entry_hit(PP, confidence=0.7)], 0.6, docs_bar=0.9).abstained
+    quoted = asked + "\nNotImplementedError: Pipeline parallelism is only supported for the following architectures: "
+    answer = compose(analyze(quoted), [doc, _entry_hit(PP, confidence=0.7)], 0.6, docs_bar=0.9)
+    assert not answer.abstained and answer.citations[0].id == "pipeline-parallel-not-supported-for-model"
+
+
 def test_a_known_problem_matched_by_words_alone_needs_the_entry_bar():
     asked = "Can I split Qwen over two GPUs with --pipeline-parallel-size 2, or is it unsupported?"
     hits = [_entry_hit(PP, confidence=0.8)]
