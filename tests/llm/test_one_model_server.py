@@ -63,7 +63,8 @@ def test_llm_embeddings_and_reranker_from_one_server(one_server, tmp_path):
     corpus = tmp_path / "corpus"  # some entries, the known one among them: each is embedded over HTTP
     some_entries(corpus / "entries", also=(KNOWN_ENTRY,))
     settings = make_settings(
-        tmp_path / "index", corpus_dir=corpus, embedding_backend="openai", embedding_model="all-MiniLM-L6-v2", embedding_base_url=base,
+        tmp_path / "index", corpus_dir=corpus,
+        embedding_backend="openai", embedding_model="all-MiniLM-L6-v2", embedding_base_url=base,
         answer_backend="openai", llm_base_url=base, llm_model="smollm2", llm_timeout=120, llm_max_tokens=64,
         rerank=True, rerank_timeout=30,
     )  # fmt: skip
