@@ -46,10 +46,12 @@ def _check(name: str, value: float) -> str:
 
 
 @pytest.fixture(scope="module")
-def assistant() -> Assistant:
+def assistant(embedder) -> Assistant:
+    """The session's embedder (the same model, its vectors kept), as the release gate's: the curated entries and the
+    shared docs are embedded once per run, here or for `docs_assistant`, whichever comes first."""
     if not Path(DEFAULT_DOCS_DIR).is_dir():
         pytest.fail(f"the gate needs the vLLM docs at {DEFAULT_DOCS_DIR}")
-    a = Assistant(eval_settings(Settings(answer_backend="extractive")))
+    a = Assistant(eval_settings(Settings(answer_backend="extractive")), embedder=embedder)
     build_index(a, DEFAULT_DOCS_DIR)
     return a
 
