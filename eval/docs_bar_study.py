@@ -23,56 +23,29 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.answer.render import answer_json, plain_text
-from assistant.eval.dataset import SETS, Item, load_sets
-from assistant.eval.metrics import fact_hits, is_wrong_fix, key_fact_recall
-from assistant.eval.runner import release_items
+from assistant.eval.outcomes import fresh_cost, fresh_items, makerun_cost, makerun_items
 from assistant.eval.split import is_held_out
 from assistant.release_cli import EVAL_RELEASE
 from assistant.service import Assistant
-from assistant.settings import REPO_ROOT, Settings
+from assistant.settings import Settings
 
-FRESH = REPO_ROOT / "eval" / "fresh"
 BARS = "0,0.55,0.6,0.65,0.7,0.75,0.8,0.85,0.9,0.95,1.01"
-
-
-def cost(expect: str, abstained: bool, fix: bool, wrong: bool = False) -> float:
-    if expect == "abstain":
-        return 0.0 if abstained else 1.0
-    if expect == "not_fix":
-        return 1.0 if wrong else 0.0
-    return 0.5 if abstained else (0.0 if fix else 1.0)
 
 
 def fresh_rows(assistant: Assistant, bars: list[float]) -> list[dict]:
     rows = []
-    for folder in sorted(p for p in FRESH.glob("batch-*") if p.is_dir()):
-        names = [name for name in SETS if (folder / f"{name}.jsonl").is_file()]
-        for item in (i for chosen in load_sets(names, folder).values() for i in chosen):
-            prepared = assistant.prepare(item.query)
-            costs = []
-            for bar in bars:
-                answer = prepared.compose(docs_bar=bar)
-                fix = not answer.abstained and all(fact_hits(answer_json(answer)["answer"], item.key_facts))
-                costs.append(cost(item.expect, answer.abstained, fix and item.answerable))
-            rows.append({"id": item.id, "batch": folder.name, "costs": costs})
+    for batch, item in fresh_items():
+        prepared = assistant.prepare(item.query)
+        costs = [fresh_cost(item, prepared.compose(docs_bar=bar)) for bar in bars]
+        rows.append({"id": item.id, "batch": batch, "costs": costs})
     return rows
 
 
 def makerun_rows(assistant: Assistant, bars: list[float]) -> list[dict]:
-    sets = load_sets(list(SETS))
-    items: list[Item] = release_items([i for name in SETS for i in sets[name]], EVAL_RELEASE)
     rows = []
-    for item in items:
+    for item in makerun_items(EVAL_RELEASE):
         prepared = assistant.prepare(item.query)
-        costs = []
-        for bar in bars:
-            answer = prepared.compose(docs_bar=bar)
-            text = plain_text(answer)
-            fix = item.answerable and key_fact_recall(answer.lead or text, answer.abstained, item.key_facts) >= 1.0
-            first = answer.citations[0].id if answer.citations else None
-            wrong = bool(item.near) and is_wrong_fix(text, answer.abstained, first, item.near, item.forbidden_facts)
-            costs.append(cost(item.expect, answer.abstained, fix, wrong))
+        costs = [makerun_cost(item, prepared.compose(docs_bar=bar)) for bar in bars]
         rows.append({"id": item.id, "held_out": is_held_out(item), "costs": costs})
     return rows
 

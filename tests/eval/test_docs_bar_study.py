@@ -1,4 +1,4 @@
-"""eval/docs_bar_study.py's arithmetic: the cost of an outcome, and the fit / held-out sides of its table."""
+"""eval/docs_bar_study.py's arithmetic: the fit / held-out sides of its table (an outcome's cost: test_outcomes.py)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,6 @@ from assistant.settings import REPO_ROOT
 _spec = importlib.util.spec_from_file_location("docs_bar_study", REPO_ROOT / "eval" / "docs_bar_study.py")
 study = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(study)
-
-
-def test_the_cost_of_each_outcome():
-    assert study.cost("answer", abstained=False, fix=True) == 0.0
-    assert study.cost("answer", abstained=True, fix=False) == 0.5
-    assert study.cost("answer", abstained=False, fix=False) == 1.0
-    assert study.cost("abstain", abstained=False, fix=False) == 1.0
-    assert study.cost("abstain", abstained=True, fix=False) == 0.0
-    assert study.cost("not_fix", abstained=False, fix=False, wrong=True) == 1.0
-    assert study.cost("not_fix", abstained=False, fix=False, wrong=False) == 0.0
 
 
 def test_the_older_batches_and_the_fitting_split_are_the_fit_side():

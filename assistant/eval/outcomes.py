@@ -1,0 +1,58 @@
+"""What one answer cost, judged as the fresh batches and make run's eval judge it (pure, over answers already made).
+
+The studies of the evidence bars (`eval/docs_bar_study.py`, `eval/docs_lead_study.py`) read every item once and
+compose its answer under several settings; these are the items they read and the cost of each answer. Cost, as in
+eval/README: an answer without the fix or to an out-of-scope question 1, an abstention on an answerable one 0.5, the
+fix 0; a near-miss answered with the fix of the entry it resembles 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from assistant.answer.render import answer_json, plain_text
+from assistant.eval.dataset import SETS, Item, load_sets
+from assistant.eval.metrics import fact_hits, is_wrong_fix, key_fact_recall
+from assistant.eval.runner import release_items
+from assistant.models import Answer
+from assistant.settings import REPO_ROOT
+
+FRESH = REPO_ROOT / "eval" / "fresh"
+
+
+def cost(expect: str, abstained: bool, fix: bool, wrong: bool = False) -> float:
+    if expect == "abstain":
+        return 0.0 if abstained else 1.0
+    if expect == "not_fix":
+        return 1.0 if wrong else 0.0
+    return 0.5 if abstained else (0.0 if fix else 1.0)
+
+
+def fresh_items(root: Path = FRESH) -> Iterator[tuple[str, Item]]:
+    """Every item of the fresh batches (`eval/fresh/batch-*/`, real threads), with its batch folder's name."""
+    for folder in sorted(p for p in root.glob("batch-*") if p.is_dir()):
+        names = [name for name in SETS if (folder / f"{name}.jsonl").is_file()]
+        for item in (i for chosen in load_sets(names, folder).values() for i in chosen):
+            yield folder.name, item
+
+
+def makerun_items(release: str) -> list[Item]:
+    """Every item of the eval's sets, each with its labels on `release`'s pages (what `make run` serves)."""
+    sets = load_sets(list(SETS))
+    return release_items([i for name in SETS for i in sets[name]], release)
+
+
+def fresh_cost(item: Item, answer: Answer) -> float:
+    """As `eval/fresh/score_api.py` judges: the fix is in the answer when every key fact is in the served text."""
+    fix = not answer.abstained and all(fact_hits(answer_json(answer)["answer"], item.key_facts))
+    return cost(item.expect, answer.abstained, fix and item.answerable)
+
+
+def makerun_cost(item: Item, answer: Answer) -> float:
+    """As the eval runner judges: key facts on the answer's lead; a near-miss by the fix of the entry it resembles."""
+    text = plain_text(answer)
+    fix = item.answerable and key_fact_recall(answer.lead or text, answer.abstained, item.key_facts) >= 1.0
+    first = answer.citations[0].id if answer.citations else None
+    wrong = bool(item.near) and is_wrong_fix(text, answer.abstained, first, item.near, item.forbidden_facts)
+    return cost(item.expect, answer.abstained, fix, wrong)
