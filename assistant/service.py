@@ -426,13 +426,14 @@ class Prepared:
     scorer: BlockScorer
     neighbours: Callable[[Chunk], list[Chunk]]
 
-    def compose(self, bar: float | None = None, docs_bar: float | None = None) -> Answer:
-        """The extractive answer at `bar` and `docs_bar` (the settings' when None)."""
+    def compose(self, bar: float | None = None, docs_bar: float | None = None, entry_bar: float | None = None) -> Answer:
+        """The extractive answer at `bar`, `docs_bar` and `entry_bar` (the settings' when None)."""
         bar = self.bar if bar is None else bar
         docs_bar = self.docs_bar if docs_bar is None else docs_bar
+        entry_bar = self.entry_bar if entry_bar is None else entry_bar
         return compose(
             self.query, self.hits, bar, self.setup, self.scorer, self.findings, self.check, self.neighbours,
-            self.entry_bar, docs_bar,
+            entry_bar, docs_bar,
         )
 
     def usable(self) -> list[Hit]:

@@ -1,4 +1,4 @@
-"""eval/docs_lead_study.py's fitting side: which records it learns from, the bar it chooses out of fold, and that the
+"""eval/lead_study.py's fitting side: which records it learns from, the bar it chooses out of fold, and that the
 sides it judges on are never fitted on."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import importlib.util
 
 from assistant.settings import REPO_ROOT
 
-_spec = importlib.util.spec_from_file_location("docs_lead_study", REPO_ROOT / "eval" / "docs_lead_study.py")
+_spec = importlib.util.spec_from_file_location("lead_study", REPO_ROOT / "eval" / "lead_study.py")
 lead = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lead)
 
@@ -43,8 +43,8 @@ def test_a_model_learns_to_hold_back_the_weak_sections_and_costs_less_on_unseen_
     lines = lead.study(records, fit_batches=2)
     assert "hold back above" in lines[1]
     rows = {line.split(" | ")[0].strip("| "): line for line in lines if line.startswith("| fresh")}
-    n, led, kept, held, model = (float(x) for x in rows["fresh_test"].strip("| ").split(" | ")[1:])
-    assert (n, led, kept, held) == (21, 20, 10.5, 5.5)
+    n, led, kept, held, today, model = (float(x) for x in rows["fresh_test"].strip("| ").split(" | ")[1:])
+    assert (n, led, kept, held, today) == (21, 20, 10.5, 5.5, 10.5)  # no "today" recorded: today keeps every lead
     assert model == 0.5  # strong sections kept (0), weak ones held back (0), the item no section led 0.5
 
 
@@ -52,3 +52,12 @@ def test_a_model_is_fitted_only_where_holding_back_changes_the_cost():
     same = [{"id": "s", "features": _features(0.5), "kept": 0.5, "held": 0.5}]
     assert lead.fit_model(same, ["feature"]) is None  # nothing to learn from: the answer is the same either way
     assert lead.hold_probs(None, same, ["feature"]) == [0.0]  # no model holds nothing back
+
+
+def test_an_entrys_applicability_is_read_with_its_evidence():
+    entry = {**_features(0.8, "entry"), **{n: 1.0 for n in lead.ENTRY_NUMERIC}}
+    records = [{"id": "e", "features": entry, "kept": 1.0, "held": 0.5}]
+    assert lead.numeric(records) == lead.NUMERIC + lead.ENTRY_NUMERIC
+    assert len(lead.matrix(records, [])[0]) == len(lead.NUMERIC) + len(lead.ENTRY_NUMERIC)
+    docs = [{"id": "d", "features": _features(0.8), "kept": 1.0, "held": 0.5}]
+    assert lead.matrix(docs, ["feature"]) == [[0.8, 0, 0, 0, 0.8, 0, 0, 0, 0, 0, 1.0]]
