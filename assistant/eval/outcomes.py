@@ -8,7 +8,8 @@ fix 0; a near-miss answered with the fix of the entry it resembles 1.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.answer.render import answer_json, plain_text
@@ -56,3 +57,47 @@ def makerun_cost(item: Item, answer: Answer) -> float:
     first = answer.citations[0].id if answer.citations else None
     wrong = bool(item.near) and is_wrong_fix(text, answer.abstained, first, item.near, item.forbidden_facts)
     return cost(item.expect, answer.abstained, fix, wrong)
+
+
+@dataclass(frozen=True)
+class ThreadTally:
+    """What real threads got, counted as eval/README's fresh-batch tables count it."""
+
+    answerable: int = 0
+    fixed: int = 0  # the thread's fix is in the answer
+    abstained: int = 0  # answerable threads abstained on
+    without_fix: int = 0  # answerable threads answered without their fix
+    out_of_scope: int = 0
+    out_of_scope_abstained: int = 0
+
+    @property
+    def fix_rate(self) -> float:
+        return self.fixed / self.answerable if self.answerable else 0.0
+
+    @property
+    def without_fix_rate(self) -> float:
+        return self.without_fix / self.answerable if self.answerable else 0.0
+
+    @property
+    def out_of_scope_abstention(self) -> float:
+        return self.out_of_scope_abstained / self.out_of_scope if self.out_of_scope else 0.0
+
+    @property
+    def cost(self) -> float:
+        return 0.5 * self.abstained + self.without_fix + self.out_of_scope - self.out_of_scope_abstained
+
+
+def tally(judged: Iterable[tuple[Item, Answer]]) -> ThreadTally:
+    """Count answers to fresh-batch items (an item that is neither answerable nor out of scope is not counted)."""
+    n = dict.fromkeys(("answerable", "fixed", "abstained", "without_fix", "out_of_scope", "out_of_scope_abstained"), 0)
+    for item, answer in judged:
+        if item.answerable:
+            outcome = fresh_cost(item, answer)
+            n["answerable"] += 1
+            n["fixed"] += outcome == 0.0
+            n["abstained"] += answer.abstained
+            n["without_fix"] += outcome == 1.0
+        elif item.expect == "abstain":
+            n["out_of_scope"] += 1
+            n["out_of_scope_abstained"] += answer.abstained
+    return ThreadTally(**n)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.eval.outcomes import fresh_cost, fresh_items, tally
 from assistant.eval.release_corpus import build_release_index, release_pages, release_sections, release_settings
 from assistant.eval.runner import EvalRun, failure_lines, paired_chinese, run_eval
 from assistant.release_cli import EVAL_RELEASE
@@ -60,6 +61,13 @@ def entry_run(assistant) -> EvalRun:
     return run_eval(
         assistant.settings, sets, ["full"], assistant=assistant, split="held_out", docs_release=EVAL_RELEASE
     )
+
+
+@pytest.fixture(scope="module")
+def threads(assistant) -> list:
+    """Every item of the fresh batches (`eval/fresh/batch-*/`: real GitHub threads, each batch scored once before
+    anything was changed for it), answered as served: what `eval/fresh/score_api.py --in-process` scores."""
+    return [(batch, item, assistant.ask(item.query)) for batch, item in fresh_items()]
 
 
 def _row(run: EvalRun, set_name: str) -> dict[str, float]:
@@ -153,7 +161,6 @@ def test_chinese_renderings_do_as_well_as_their_english_twins(run):
     )
 
 
-
 def test_entry_questions_on_what_make_run_serves(entry_run):
     """Issue 22's held-out entry questions on the index users get, where the release's code facts sit beside the
     entries (the gate's own corpus has none)."""
@@ -167,3 +174,24 @@ def test_entry_near_miss_wrong_fix_on_what_make_run_serves(entry_run):
     value = _row(entry_run, "entry_near_miss")["wrong_fix_rate"]
     detail = _failures(entry_run, ("entry_near_miss",), "gave the fix")
     assert not (bad := _check("release_entry_near_miss_wrong_fix", value)), f"{bad}\n{detail}"
+
+
+def test_real_threads_from_the_fresh_batches(threads):
+    """The questions users actually write. Make run's sets are written from the docs and the entries, and a change can
+    win there while it loses real threads (eval/README, session 48): these floors see that. Counted over every
+    batch, as eval/README's fresh-batch tables count them."""
+    t = tally((item, answer) for _, item, answer in threads)
+    assert t.answerable and t.out_of_scope, "the fresh batches are missing"
+    missed = [f"{batch}/{item.id}" for batch, item, a in threads if item.answerable and fresh_cost(item, a) == 1.0]
+    answered = [f"{batch}/{item.id}" for batch, item, a in threads if item.expect == "abstain" and not a.abstained]
+    summary = (
+        f"fix {t.fixed}/{t.answerable}, abstained {t.abstained}, without the fix {t.without_fix}; out of scope "
+        f"abstained {t.out_of_scope_abstained}/{t.out_of_scope}; cost {t.cost:.1f}"
+    )
+    assert not (bad := _check("release_threads_fix", t.fix_rate)), f"{bad}: {summary}"
+    assert not (bad := _check("release_threads_without_fix", t.without_fix_rate)), (
+        f"{bad}: {summary}\nanswered without the fix: {' '.join(missed)}"
+    )
+    assert not (bad := _check("release_threads_out_of_scope_abstained", t.out_of_scope_abstention)), (
+        f"{bad}: {summary}\nout of scope answered: {' '.join(answered)}"
+    )

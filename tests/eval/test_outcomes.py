@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from assistant.eval.dataset import Item
-from assistant.eval.outcomes import cost, fresh_cost, fresh_items, makerun_cost
+from assistant.eval.outcomes import cost, fresh_cost, fresh_items, makerun_cost, tally
 from assistant.models import Answer, Citation
 
 
@@ -42,3 +42,16 @@ def test_fresh_items_are_read_batch_by_batch_with_the_folders_name(tmp_path):
         (tmp_path / name / "docs.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
     (tmp_path / "pooled.jsonl").write_text("", encoding="utf-8")  # not a batch folder
     assert [(b, i.id) for b, i in fresh_items(tmp_path)] == [("batch-2026-12-01", "a-1"), ("batch-2026-12-02", "b-1")]
+
+
+def test_a_tally_of_real_threads_counts_each_outcome_once():
+    fix = Item(id="t-1", set="docs", query="q", lang="en", expect="answer", key_facts=("--max-num-seqs",))
+    other = Item(id="t-2", set="reports", query="q", lang="en", expect="answer", key_facts=("--enforce-eager",))
+    oos = Item(id="t-3", set="negatives", query="q", lang="en", expect="abstain")
+    served = _answer("Lower --max-num-seqs.")
+    t = tally([(fix, served), (other, served), (other, _answer("", abstained=True)), (oos, served),
+               (oos, _answer("", abstained=True))])  # fmt: skip
+    assert (t.answerable, t.fixed, t.without_fix, t.abstained) == (3, 1, 1, 1)
+    assert (t.out_of_scope, t.out_of_scope_abstained) == (2, 1)
+    assert t.fix_rate == 1 / 3 and t.without_fix_rate == 1 / 3 and t.out_of_scope_abstention == 0.5
+    assert t.cost == 0.5 + 1 + 1  # an abstention on an answerable thread, one without its fix, one out of scope answered
