@@ -54,4 +54,4 @@ def test_a_tally_of_real_threads_counts_each_outcome_once():
     assert (t.answerable, t.fixed, t.without_fix, t.abstained) == (3, 1, 1, 1)
     assert (t.out_of_scope, t.out_of_scope_abstained) == (2, 1)
     assert t.fix_rate == 1 / 3 and t.without_fix_rate == 1 / 3 and t.out_of_scope_abstention == 0.5
-    assert t.cost == 0.5 + 1 + 1  # an abstention on an answerable thread, one without its fix, one out of scope answered
+    assert t.cost == 0.5 + 1 + 1  # abstained on an answerable one, one without its fix, one out of scope answered
