@@ -179,7 +179,8 @@ def test_entry_near_miss_wrong_fix_on_what_make_run_serves(entry_run):
 def test_real_threads_from_the_fresh_batches(threads):
     """The questions users actually write. Make run's sets are written from the docs and the entries, and a change can
     win there while it loses real threads (eval/README, session 48): these floors see that. Counted over every
-    batch, as eval/README's fresh-batch tables count them."""
+    batch, as eval/README's fresh-batch tables count them. A new batch joins these counts when it is committed (after
+    its one scoring before any change): its rates move the measurement, so add floors rows that say so."""
     t = tally((item, answer) for _, item, answer in threads)
     assert t.answerable and t.out_of_scope, "the fresh batches are missing"
     missed = [f"{batch}/{item.id}" for batch, item, a in threads if item.answerable and fresh_cost(item, a) == 1.0]
