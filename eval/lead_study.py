@@ -199,8 +199,9 @@ def out_of_fold(fitting: Sequence[dict], kinds: Sequence[str], folds: int) -> li
 
 
 def study(records: Sequence[dict], fit_batches: int, folds: int = FOLDS) -> list[str]:
-    """The model's weights, the bar chosen on the fitting side, and each side's cost: today's, with every docs lead
-    held back, and with the model at its bar (out-of-fold on the fitting side, the final model on the rest)."""
+    """The model's weights, the bar chosen on the fitting side, and each side's cost: with every lead kept, with every
+    lead held back, today's, and with the model at its bar (out-of-fold on the fitting side, the final model on the
+    rest)."""
     older = set(sorted({r["batch"] for r in records if "batch" in r})[:fit_batches])
     sides = {s: [r for r in records if side_of(r, older) == s] for s in SIDES}
     fitting = sides["fresh_fit"] + sides["makerun_fit"]
@@ -209,6 +210,8 @@ def study(records: Sequence[dict], fit_batches: int, folds: int = FOLDS) -> list
     bars = [b / 100 for b in range(0, 101, 5)] + [HELD_BACK]
     best = min(reversed(bars), key=lambda b: total(fitting, oof, b))  # ties: the higher bar (holds back less)
     final = fit_model(fitting, kinds)
+    if final is None:
+        return ["No model: on the fitting side, holding the lead back never changes the cost, or always one way."]
     names = [*numeric(fitting), *(f"kind={k}" for k in kinds)]
     coefs = final[-1].coef_[0] / final[0].scale_
     out = ["Weights (per unit of each feature): " + ", ".join(f"{n} {w:+.3f}" for n, w in zip(names, coefs))]
@@ -239,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.cmd == "collect":
         return collect(args.out, args.lead)
+    if not args.records.is_file():
+        p.error(f"{args.records}: no such file (write it with `collect --out {args.records}` first)")
     lines = args.records.read_text(encoding="utf-8").splitlines()
     print("\n".join(study([json.loads(line) for line in lines if line.strip()], args.fit_batches)))
     return 0

@@ -61,3 +61,9 @@ def test_an_entrys_applicability_is_read_with_its_evidence():
     assert len(lead.matrix(records, [])[0]) == len(lead.NUMERIC) + len(lead.ENTRY_NUMERIC)
     docs = [{"id": "d", "features": _features(0.8), "kept": 1.0, "held": 0.5}]
     assert lead.matrix(docs, ["feature"]) == [[0.8, 0, 0, 0, 0.8, 0, 0, 0, 0, 0, 1.0]]
+
+
+def test_no_model_is_claimed_when_the_fitting_side_has_one_outcome_only():
+    same = [{"id": f"s{i}", "batch": "batch-2026-12-01", "features": _features(0.5), "kept": 1.0, "held": 0.5}
+            for i in range(10)]  # fmt: skip
+    assert lead.study(same, fit_batches=1)[0].startswith("No model")
