@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.eval.dataset import SETS, Item, load_sets
+from assistant.eval.dataset import SETS, DatasetError, Item, load_sets
 from assistant.eval.metrics import fact_hits, mean
 from assistant.eval.release_corpus import served_label
 
@@ -135,7 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write one JSON line per item here (outcomes, for a later look)")
     args = parser.parse_args(argv)
     names = [name for name in SETS if (args.sets_dir / f"{name}.jsonl").is_file()]
-    sets = load_sets(names, args.sets_dir)
+    if not names:
+        parser.error(f"{args.sets_dir}: no set file ({', '.join(f'{n}.jsonl' for n in SETS)})")
+    try:
+        sets = load_sets(names, args.sets_dir)
+    except DatasetError as e:  # an empty or malformed set file: say which, not a traceback
+        parser.error(str(e))
     local = in_process() if args.in_process else None
     outcomes = {name: [score(item, args.url, args.timeout, local) for item in items] for name, items in sets.items()}
     if args.out:

@@ -108,3 +108,14 @@ def test_an_entry_label_is_hit_by_the_entry_served(server):
                 key_facts=("--dtype half",), set="docs", lang="en")
     outcome = score_api.score(item, server, timeout=10)
     assert outcome.fix_in_answer and outcome.hit_at(1, "0.33.0") == 1.0
+
+
+def test_a_folder_without_usable_sets_is_refused_in_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        score_api.main([str(tmp_path)])
+    assert exit_.value.code == 2 and "no set file" in capsys.readouterr().err
+    (tmp_path / "docs.jsonl").write_text("", encoding="utf-8")  # a batch written without docs questions
+    with pytest.raises(SystemExit) as exit_:
+        score_api.main([str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "docs.jsonl is empty" in err and "Traceback" not in err
