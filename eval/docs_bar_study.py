@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.eval.outcomes import fresh_cost, fresh_items, makerun_cost, makerun_items
+from assistant.eval.outcomes import fresh_cost, fresh_items, makerun_cost, makerun_items, served_assistant
 from assistant.eval.split import is_held_out
 from assistant.release_cli import EVAL_RELEASE
 from assistant.service import Assistant
@@ -70,11 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--records", type=Path, help="also write every item's cost per bar here (JSON lines)")
     args = p.parse_args(argv)
     bars = [float(b) for b in args.bars.split(",")]
-    assistant = Assistant(Settings(answer_backend="extractive"))
-    assistant.ensure_index(progress=lambda m: print(m, file=sys.stderr))
-    assistant.require_complete_index()
-    assistant.ensure_use_vectors(progress=lambda m: print(m, file=sys.stderr))
-    assistant.warm_up()
+    assistant = served_assistant(Settings(answer_backend="extractive"))
     fresh, makerun = fresh_rows(assistant, bars), makerun_rows(assistant, bars)
     if args.records:
         with args.records.open("w", encoding="utf-8") as fh:

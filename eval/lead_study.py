@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from assistant.answer.extractive import assess_hit, plan, quotes_its_error
 from assistant.answer.quotes import error_quotes
-from assistant.eval.outcomes import fresh_cost, fresh_items, makerun_cost, makerun_items
+from assistant.eval.outcomes import fresh_cost, fresh_items, makerun_cost, makerun_items, served_assistant
 from assistant.eval.split import FOLDS, fold_of, is_held_out
 from assistant.models import Hit
 from assistant.release_cli import EVAL_RELEASE
@@ -119,12 +119,7 @@ def makerun_records(assistant: Assistant, kind: str) -> list[dict]:
 
 
 def collect(out: Path, kind: str) -> int:
-    say = lambda m: print(m, file=sys.stderr)
-    assistant = Assistant(Settings(answer_backend="extractive"))
-    assistant.ensure_index(progress=say)
-    assistant.require_complete_index()
-    assistant.ensure_use_vectors(progress=say)
-    assistant.warm_up()
+    assistant = served_assistant(Settings(answer_backend="extractive"))
     records = fresh_records(assistant, kind) + makerun_records(assistant, kind)
     with out.open("w", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in records)

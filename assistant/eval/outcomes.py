@@ -1,14 +1,16 @@
-"""What one answer cost, judged as the fresh batches and make run's eval judge it (pure, over answers already made).
+"""What one answer cost, judged as the fresh batches and make run's eval judge it, and the assistant they are read by.
 
-The studies of the evidence bars (`eval/docs_bar_study.py`, `eval/docs_lead_study.py`) read every item once and
-compose its answer under several settings; these are the items they read and the cost of each answer. Cost, as in
-eval/README: an answer without the fix or to an out-of-scope question 1, an abstention on an answerable one 0.5, the
-fix 0; a near-miss answered with the fix of the entry it resembles 1.
+The scripts that score served answers (`eval/fresh/score_api.py --in-process`, `eval/fresh/bars_lobo.py`) and the
+studies of the evidence bars (`eval/docs_bar_study.py`, `eval/lead_study.py`) answer with the assistant `make run`
+serves (`served_assistant`); the studies read every item once and compose its answer under several settings. Cost, as
+in eval/README: an answer without the fix or to an out-of-scope question 1, an abstention on an answerable one 0.5,
+the fix 0; a near-miss answered with the fix of the entry it resembles 1. The costs and the tally are pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +19,26 @@ from assistant.eval.dataset import SETS, Item, load_sets
 from assistant.eval.metrics import fact_hits, is_wrong_fix, key_fact_recall
 from assistant.eval.runner import release_items
 from assistant.models import Answer
-from assistant.settings import REPO_ROOT
+from assistant.service import Assistant
+from assistant.settings import REPO_ROOT, Settings
 
 FRESH = REPO_ROOT / "eval" / "fresh"
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def served_assistant(settings: Settings | None = None, progress: Callable[[str], None] = _say) -> Assistant:
+    """The assistant over the index `make run` serves (`Settings()`: `ASSISTANT_INDEX_DIR`), ready as its start leaves
+    it: entries added or changed since the index was built embedded, and every USE vector stored (the server stores
+    them in the background once it is up; a short run would otherwise answer with the USE channel off)."""
+    assistant = Assistant(settings if settings is not None else Settings())
+    assistant.ensure_index(progress=progress)
+    assistant.require_complete_index()
+    assistant.ensure_use_vectors(progress=progress)
+    assistant.warm_up()
+    return assistant
 
 
 def cost(expect: str, abstained: bool, fix: bool, wrong: bool = False) -> float:

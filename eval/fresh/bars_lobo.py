@@ -33,13 +33,9 @@ def answer_at_bars(dirs: list[Path], out: Path) -> None:
     from assistant.eval.dataset import SETS, load_sets
     from assistant.eval.metrics import fact_hits
     from assistant.retrieval.evidence import is_paste
-    from assistant.service import Assistant
-    from assistant.settings import Settings
+    from assistant.eval.outcomes import served_assistant
 
-    assistant = Assistant(Settings())
-    assistant.ensure_index(progress=lambda m: print(m, file=sys.stderr))
-    assistant.require_complete_index()
-    assistant.warm_up()
+    assistant = served_assistant()
     with out.open("w", encoding="utf-8") as fh:
         for d in dirs:
             names = [name for name in SETS if (d / f"{name}.jsonl").is_file()]

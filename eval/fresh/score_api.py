@@ -88,18 +88,9 @@ def score(item: Item, url: str, timeout: float, local: Callable[[str], dict] | N
 def in_process() -> Callable[[str], dict]:
     """`/v1/ask`'s JSON body for a question, from an Assistant over the index `make run` serves (no server)."""
     from assistant.answer.render import answer_json
-    from assistant.service import Assistant
-    from assistant.settings import Settings
+    from assistant.eval.outcomes import served_assistant
 
-    assistant = Assistant(Settings())
-    # As `make run`'s start does: entries added or changed since the index was built are embedded first, so the
-    # answers are from today's corpus (without this, a batch scored "after" new entries never saw them).
-    assistant.ensure_index(progress=lambda m: print(m, file=sys.stderr))
-    assistant.require_complete_index()
-    # The server stores missing USE vectors in the background once it is up; a short run would answer before that
-    # ends, with the USE channel off (the eval runner fills them first for the same reason).
-    assistant.ensure_use_vectors(progress=lambda m: print(m, file=sys.stderr))
-    assistant.warm_up()
+    assistant = served_assistant()  # as `make run`'s start leaves it: today's entries, every USE vector stored
     return lambda question: answer_json(assistant.ask(question))
 
 
