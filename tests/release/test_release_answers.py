@@ -111,6 +111,21 @@ def test_docker_flags_and_underscore_spellings_are_not_called_missing_vllm_flags
     assert _absent("--enable-turbo-mode", answer) in body  # vLLM's part is still checked
 
 
+def test_another_programs_flags_are_not_called_missing_vllm_flags(release_assistant):
+    """`python web_demo.py --device cuda` passes their script's flags, `python -m sglang.launch_server --tp 8` another
+    engine's: neither is a vLLM flag that "does not exist", while the vLLM command's own flags are still checked."""
+    answer = release_assistant.ask(
+        "web_demo.py needs 10G, vllm needs 23G, why?\n"
+        "python web_demo.py --device cuda --dtype bf16\n"
+        "python3 -m sglang.launch_server --model-path m --tp 8\n"
+        "python -m vllm.entrypoints.openai.api_server --model m --enable-turbo-mode\n"
+        "fails with unrecognized arguments"
+    )
+    for other in ("--device", "--model-path", "--tp"):
+        assert f"`{other}` does not exist" not in answer.body, answer.body
+    assert _absent("--enable-turbo-mode", answer) in answer.body
+
+
 def test_dependency_error_is_not_attributed(release_assistant):
     answer = release_assistant.ask("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error")
     assert "github.com/vllm-project/vllm/blob" not in answer.body

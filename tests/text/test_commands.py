@@ -27,6 +27,30 @@ def test_flags_before_the_image_are_the_container_runners(text: str, foreign: se
     assert other_program_flags(text) == foreign
 
 
+@pytest.mark.parametrize(
+    ("text", "foreign"),
+    [
+        # the user's own script, next to the vLLM command they compare it with
+        (
+            "python web_demo.py --device cuda --dtype bf16\npython -m vllm.entrypoints.openai.api_server --model m",
+            {"--device", "--dtype"},
+        ),
+        # another engine's launcher, after the env vars it sets; `--port` is given to vLLM too
+        (
+            "CUDA_VISIBLE_DEVICES=0 python3 -m sglang.launch_server --model-path x --tp 8 --port 1\n"
+            "vllm serve x --port 2",
+            {"--model-path", "--tp", "-m"},
+        ),
+        ("$ torchrun --nproc-per-node 2 train.py\n`pip install -U --pre vllm`", {"--nproc-per-node", "-U", "--pre"}),
+        ("python3 -m vllm.entrypoints.openai.api_server --model m --swap-space 4", set()),  # vLLM's own module
+        ("python vllm/benchmarks/serve.py --max-model-len 4096", set()),  # a script under vLLM's tree: its flags
+        ("python bench.py --backend vllm --max-model-len 4096\nWhy does --max-model-len 4096 fail?", {"--backend"}),
+    ],
+)
+def test_flags_on_a_line_that_runs_another_program_are_its_own(text: str, foreign: set[str]) -> None:
+    assert other_program_flags(text) == foreign
+
+
 def test_a_flag_given_to_both_is_not_foreign() -> None:
     assert other_program_flags("docker run --env A=1 img/x:1 --env B") == frozenset()
 
