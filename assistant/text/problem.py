@@ -19,6 +19,13 @@ _ERROR = re.compile(r"\berror\b|Error:|Exception\b", re.IGNORECASE)
 _PROBLEM_LINE = re.compile(r"\berror\b|Error:|Exception\b|\bfail|\bwarn", re.IGNORECASE)  # a paste's problem lines
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
 _SPAN = re.compile(r"`([^`\n]+)`")  # a code span inside a line
+# An error about the command line itself (argparse's, a config's): its flags are then the problem, not the setup.
+_ARGUMENT_ERROR = re.compile(
+    r"unrecognized argument|unknown (?:argument|option|flag)|invalid choice|error: argument|no such option"
+    r"|unexpected keyword argument|(?:argument|option|flag)s? (?:is |are )?not (?:recognized|supported|valid)"
+    r"|无法识别|(?:参数|选项)(?:无效|错误|不存在)",
+    re.IGNORECASE,
+)
 
 
 def _setup_command(line: str) -> bool:
@@ -64,10 +71,11 @@ def problem_names(text: str, paste: bool | None = None) -> frozenset[str]:
     """The flags and env vars the problem states (names only, `--x` / `VLLM_X`, flags as vLLM's parser spells them),
     not those of the user's setup.
 
-    A short message is the question itself, command line included ("vllm serve x --turbo fails with unrecognized
-    arguments"): every name counts. In a pasted report or log (`paste`; by default: longer than a question), only
-    the names in an error message or in a sentence that asks something count; the command line and "we run it
-    with `--tensor-parallel-size 4`" describe the setup.
+    A short message is the question itself: the names of its problem part count (`problem_part`: not its
+    environment report nor the command lines it pastes), and every name when its error is about the command line
+    ("vllm serve x --turbo fails with unrecognized arguments") or the command is all there is. In a pasted report or
+    log (`paste`; by default: longer than a question), only the names in an error message or in a sentence that asks
+    something count; the command line and "we run it with `--tensor-parallel-size 4`" describe the setup.
     """
     if paste is None:
         paste = is_paste(text)
@@ -77,7 +85,8 @@ def problem_names(text: str, paste: bool | None = None) -> frozenset[str]:
         errors = [ln for ln in part.split("\n") if _ERROR.search(ln)]  # `vllm serve: error: …`, `ERROR 12-01 …`
         scope = "\n".join([*extract_signals(part).messages, *errors, *asked])
     else:
-        scope = text
+        part = problem_part(text)
+        scope = text if _ARGUMENT_ERROR.search(text) or not part.strip() else part
     found = extract_signals(scope)
     return frozenset(canonical_flag(n.split("=", 1)[0]) for n in (*found.flags, *found.env_vars))
 

@@ -65,6 +65,20 @@ def test_a_short_question_states_the_names_it_asks_about():
     }  # a short message is the question, its command line included
 
 
+def test_a_short_message_s_pasted_command_line_is_its_setup():
+    report = (
+        "### Your current environment\n\n```text\n"
+        "vllm serve Qwen/Qwen2.5-Omni-3B --dtype bfloat16 --swap-space 0\n```\n\n"
+        "### Describe the bug\n\nThe CPU sits at 99% while it transcribes audio. Can that run on the GPU?"
+    )
+    assert len(report) < 600
+    assert problem_names(report) == frozenset()  # what they run, not what they ask about
+    assert problem_names(report + " Does --swap-space 0 matter?") == {"--swap-space"}  # asked in prose
+    argparse = report.replace("The CPU sits", "vllm serve: error: unrecognized arguments. The CPU sits")
+    assert "--swap-space" in problem_names(argparse)  # an error about the command line: its flags are the problem
+    assert problem_names("vllm serve m --swap-space 4") == {"--swap-space"}  # the command is all there is
+
+
 def test_a_paste_states_the_names_of_its_error_lines_and_questions_only():
     body = "We run it on four RTX 5090 cards with `--tensor-parallel-size 4` and it hangs during NCCL init. " * 7
     assert len(body) > 600
