@@ -38,6 +38,7 @@ from assistant.entry import Entry
 from assistant.ingest.markdown_docs import split_blocks
 from assistant.models import Answer, Chunk, Citation, Hit, Lang, Query
 from assistant.release.knowledge import Findings, NameFact
+from assistant.release.match import SiteMatch
 from assistant.retrieval.evidence import is_paste
 from assistant.retrieval.versions import same_minor
 from assistant.text.commands import canonical_flag
@@ -432,7 +433,7 @@ def _answers(
     """
     if findings is None:
         return False
-    if findings.sites or findings.known:
+    if findings.known or any(map(_states_failure, findings.sites)):
         return True
     for f in findings.names:
         name = canonical_flag(f.name)
@@ -441,6 +442,13 @@ def _answers(
         if _news(f) or questioned is None or name in questioned:
             return True
     return False
+
+
+def _states_failure(match: SiteMatch) -> bool:
+    """Whether the site of a pasted line is where vLLM states a failure: a raise, or a log at error level or above. A
+    warning is the engine's remark on its way (an uncalibrated scale, a moved endpoint, a seed), which a log carries
+    whatever went wrong: listed with an answer, it does not make one alone nor stand before a source found."""
+    return match.site.kind == "raise" or match.site.exception != "warning"
 
 
 def _news(fact: NameFact) -> bool:
@@ -509,6 +517,7 @@ def code_first(
         if version_unknown and about_problem and _covers_release(primary.chunk.entry, findings):
             return False
         attributed = findings is not None and bool(findings.sites) and findings.sites[0].attributed
+        attributed = attributed and _states_failure(findings.sites[0])
         names_answer = _answers(findings, asked, questioned) and not (findings and findings.sites)
         return version_unknown and (attributed or names_answer)
     if findings is None or primary.chunk.kind != "doc":
@@ -518,7 +527,7 @@ def code_first(
     if not findings.sites:
         return False
     best = findings.sites[0]
-    if not best.attributed:
+    if not best.attributed or not _states_failure(best):
         return False
     literal = max(best.site.template.literals, key=lambda p: len(p.strip()))
     head = _norm(re.split(r"[.:;!?]\s", literal.strip(), maxsplit=1)[0]).rstrip(".:;!? ")  # its first sentence
