@@ -129,7 +129,8 @@ def test_another_programs_flags_are_not_called_missing_vllm_flags(release_assist
 def test_a_warning_a_log_carries_is_not_an_answer_alone(release_assistant):
     """A warning is the engine's remark on its way, there whatever went wrong: its site is not the answer to the
     problem, while the site of a raised error is."""
-    warning = "WARNING 12-01 10:00:00 [kv_cache_manager.py:140] Allocating 900 blocks of 1000 free; preemption may follow"
+    warning = "WARNING 12-01 10:00:00 [kv_cache_manager.py:140] Allocating 900 blocks of 1000 free; preemption may"
+    warning += " follow"
     answer = release_assistant.ask(f"{warning}\nthe server answers slowly after an hour")
     assert not [c for c in answer.citations[:1] if c.id.endswith(":log")], answer.body
     raised = release_assistant.ask("RuntimeError: Cannot allocate 900 blocks: only 100 free")
