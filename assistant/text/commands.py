@@ -23,9 +23,8 @@ _OTHER_COMMAND = re.compile(
     r"^[`$>\s]*(?:sudo\s+)?(?:nohup\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
     r"(?:python[\d.]*\s+(?:-m\s+)?(?!-)(?![\w./-]*vllm)[\w./-]+"
     r"|(?:torchrun|accelerate|deepspeed|sglang|lmdeploy|ollama|llamafactory-cli|swift|trtllm-serve|llama-server"
-    r"|text-generation-launcher|pip3?|uv|conda|git|huggingface-cli|ray|kubectl|helm|curl|wget|nvidia-smi)\s)",
-    re.IGNORECASE,
-)
+    r"|text-generation-launcher|pip3?|uv|conda|git|huggingface-cli|ray|kubectl|helm|curl|wget|nvidia-smi)\s)"
+)  # case kept: a sentence may start with "Ray", "Git" or "Swift", a shell command does not
 _FLAG_IN_TEXT = re.compile(rf"(?<![\w-]){FLAG}")
 _FLAG_TOKEN = re.compile(f"^({FLAG}|-[a-zA-Z])(?:=.*)?$")
 # An image reference: a name with a registry/namespace part or a tag (`vllm/vllm-openai:latest`,

@@ -44,6 +44,7 @@ def test_flags_before_the_image_are_the_container_runners(text: str, foreign: se
         ("$ torchrun --nproc-per-node 2 train.py\n`pip install -U --pre vllm`", {"--nproc-per-node", "-U", "--pre"}),
         ("python3 -m vllm.entrypoints.openai.api_server --model m --swap-space 4", set()),  # vLLM's own module
         ("python vllm/benchmarks/serve.py --max-model-len 4096", set()),  # a script under vLLM's tree: its flags
+        ("Ray workers never see --tensor-parallel-size 2", set()),  # a sentence, not `ray` run in a shell
         ("python bench.py --backend vllm --max-model-len 4096\nWhy does --max-model-len 4096 fail?", {"--backend"}),
     ],
 )
