@@ -9,6 +9,7 @@ cited text: the verifier here, the eval independently (`assistant/eval/metrics.p
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -54,6 +55,33 @@ class NamesList:
 
     def has(self, name: str) -> bool:
         return canonical_flag(name) in self.names
+
+    def closest(self, name: str) -> str | None:
+        """The one name on the list that `name` misspells (`--enable-expert-paralle`, `VLLM_ATTENTION_BACKEN`): within
+        two edits of it, and no other as near; None for a short name (two edits turn `--tp` into many flags)."""
+        name = canonical_flag(name)
+        if len(name) < _MIN_TYPO_LEN or self.has(name):
+            return None
+        near = difflib.get_close_matches(name, self.names, n=3, cutoff=0.8)
+        by_distance = sorted((edit_distance(name, other), other) for other in near)
+        by_distance = [(d, other) for d, other in by_distance if d <= _MAX_TYPO_EDITS]
+        if not by_distance or (len(by_distance) > 1 and by_distance[1][0] == by_distance[0][0]):
+            return None
+        return by_distance[0][1]
+
+
+_MIN_TYPO_LEN = 10
+_MAX_TYPO_EDITS = 2
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: the fewest insertions, deletions and substitutions that turn `a` into `b`."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
 
 
 def parse_names_list(text: str) -> NamesList | None:

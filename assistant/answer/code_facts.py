@@ -46,6 +46,7 @@ LABELS = {
         "`--vllm-version` to check yours).",
         "names": "In vLLM's source",
         "absent": "`{name}` does not exist in vLLM {release}",
+        "closest": "did you mean `{name}`? vLLM {release} has it",
         "removed": "not in vLLM {versions} (removed after {last})",
         "added": "not in vLLM {versions} (added after {last})",
         "default_changed": "default changed: {changes}",
@@ -88,6 +89,7 @@ LABELS = {
         "unknown": "未说明 vLLM 版本；以上来自 vLLM {release}（可提供 `vllm --version` 的输出或使用 `--vllm-version`）。",
         "names": "vLLM 源码中的说明",
         "absent": "vLLM {release} 中不存在 `{name}`",
+        "closest": "是否想用 `{name}`？vLLM {release} 有此名称",
         "removed": "vLLM {versions} 中已没有（{last} 之后移除）",
         "added": "vLLM {versions} 中没有（{last} 之后新增）",
         "default_changed": "默认值变化：{changes}",
@@ -212,6 +214,8 @@ def name_lines(facts: tuple[NameFact, ...], f: Findings, lang: Lang, n: int) -> 
                 title = names_list_title(release, kind)
                 cited = _cite(citations, names_list_id(release, kind), title, names_list_url(release, kind), n)
                 claims.append(L["absent"].format(name=fact.name, release=release) + f" [{cited}]")
+            if fact.closest:  # the list cited for the newest release names it
+                claims.append(L["closest"].format(name=fact.closest, release=fact.absent[-1]) + f" [{cited}]")
             lines.append("- " + "; ".join(claims))
             continue
         item = _pick(fact, f.release)

@@ -34,6 +34,7 @@ class NameFact:
     kind: str  # "env" | "flag"
     present: tuple[Item, ...]  # one per release that has it, oldest first
     absent: tuple[str, ...]  # indexed releases without it, oldest first
+    closest: str | None = None  # in none of them: the newest release's name it misspells (`NamesList.closest`)
 
     @property
     def newest(self) -> Item | None:
@@ -175,7 +176,8 @@ class ReleaseKnowledge:
             (present.append(item) if item is not None else absent.append(v))
         if not present and not (kind == "env" and name.startswith("VLLM_")) and kind != "flag":
             return None  # another program's variable (CUDA_HOME, NCCL_DEBUG): vLLM's source cannot say
-        return NameFact(name, kind, tuple(present), tuple(absent))
+        closest = None if present or not versions else self.get(versions[-1]).names_list(kind).closest(name)
+        return NameFact(name, kind, tuple(present), tuple(absent), closest)
 
     def findings(
         self,

@@ -1,6 +1,13 @@
 """An absence claim is backed only by the release's complete list of names of that kind, without the name."""
 
-from assistant.answer.absence import Absence, NamesList, absence_claim, backs_absence, parse_names_list
+from assistant.answer.absence import (
+    Absence,
+    NamesList,
+    absence_claim,
+    backs_absence,
+    edit_distance,
+    parse_names_list,
+)
 
 ENV = NamesList("0.33.0", "env", frozenset({"VLLM_TARGET_DEVICE", "VLLM_USE_DEEP_GEMM", "CUDA_HOME", "VERBOSE"}))
 FLAGS = NamesList("0.33.0", "flag", frozenset({"--max-model-len", "--enforce-eager", "--no-enforce-eager", "-tp"}))
@@ -40,3 +47,32 @@ def test_only_the_claimed_releases_list_of_that_kind_backs_it():
     assert not backs_absence(absence_claim("`VLLM_MAGIC` does not exist in vLLM 0.33.0"), FLAGS.render())  # flags
     page = "Environment Variables\nvLLM uses the following environment variables to configure the system: VLLM_PORT"
     assert not backs_absence(absence_claim("`VLLM_MAGIC` does not exist in vLLM 0.33.0"), page)  # silent page
+
+
+TYPO_FLAGS = NamesList(
+    "0.33.0",
+    "flag",
+    frozenset(
+        {"--enable-expert-parallel", "--enable-prefix-caching", "--max-model-len", "--max-num-seqs", "--tp-size"}
+    ),
+)
+
+
+def test_the_name_a_typo_misspells_is_the_one_within_two_edits():
+    assert TYPO_FLAGS.closest("--enable-expert-paralle") == "--enable-expert-parallel"  # a letter dropped
+    assert TYPO_FLAGS.closest("--max-modle-len") == "--max-model-len"  # two swapped
+    assert TYPO_FLAGS.closest("--max_modle_len") == "--max-model-len"  # as vLLM's parser reads underscores
+
+
+def test_no_name_is_suggested_for_a_name_that_is_there_far_from_any_or_too_short():
+    assert TYPO_FLAGS.closest("--max-model-len") is None  # not a typo
+    assert TYPO_FLAGS.closest("--enable-turbo-mode") is None  # nothing near
+    assert TYPO_FLAGS.closest("--tp-sise") is None  # under ten characters: two edits reach too many names
+    envs = NamesList("0.33.0", "env", frozenset({"VLLM_USE_DEEP_GEMM_A", "VLLM_USE_DEEP_GEMM_B"}))
+    assert envs.closest("VLLM_USE_DEEP_GEMM") is None  # two names as near: no guess
+
+
+def test_edit_distance():
+    assert edit_distance("kitten", "sitting") == 3
+    assert edit_distance("", "abc") == 3
+    assert edit_distance("same", "same") == 0

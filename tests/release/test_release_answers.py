@@ -126,6 +126,13 @@ def test_another_programs_flags_are_not_called_missing_vllm_flags(release_assist
     assert _absent("--enable-turbo-mode", answer) in answer.body
 
 
+def test_a_misspelt_flag_is_said_missing_with_the_flag_it_misspells(release_assistant):
+    answer = release_assistant.ask("vllm serve m --gpu-memory-utilisation 0.9 fails with unrecognized arguments")
+    line = next(ln for ln in answer.body.splitlines() if "`--gpu-memory-utilisation` does not exist" in ln)
+    assert f"did you mean `--gpu-memory-utilization`? vLLM {NEW} has it" in line, answer.body
+    assert "did you mean" not in release_assistant.ask("vllm serve m --enable-turbo-mode: unrecognized arguments").body
+
+
 def test_a_warning_a_log_carries_is_not_an_answer_alone(release_assistant):
     """A warning is the engine's remark on its way, there whatever went wrong: its site is not the answer to the
     problem, while the site of a raised error is."""
