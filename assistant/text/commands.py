@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import re
 
-from assistant.text.vocab import FLAG
+from assistant.text.vocab import COMMAND_PREFIX, FLAG
 
 _RUNNER = re.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?run\b")
 _CONTINUATION = re.compile(r"\\\r?\n")
-# A line that runs another program than vLLM, as users paste it (after a prompt, a backtick, `sudo`, `nohup` and the
-# env vars it sets): a Python script or module whose name does not hold "vllm", or a program that is not vLLM.
+# A line that runs another program than vLLM, as users paste it (after `COMMAND_PREFIX`): a Python script or module
+# whose name does not hold "vllm", or a program that is not vLLM.
 _OTHER_COMMAND = re.compile(
-    r"^[`$>\s]*(?:sudo\s+)?(?:nohup\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
-    r"(?:python[\d.]*\s+(?:-m\s+)?(?!-)(?![\w./-]*vllm)[\w./-]+"
+    COMMAND_PREFIX
+    + r"(?:python[\d.]*\s+(?:-m\s+)?(?!-)(?![\w./-]*vllm)[\w./-]+"
     r"|(?:torchrun|accelerate|deepspeed|sglang|lmdeploy|ollama|llamafactory-cli|swift|trtllm-serve|llama-server"
     r"|text-generation-launcher|pip3?|uv|conda|git|huggingface-cli|ray|kubectl|helm|curl|wget|nvidia-smi)\s)"
 )  # case kept: a sentence may start with "Ray", "Git" or "Swift", a shell command does not

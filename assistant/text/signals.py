@@ -6,7 +6,7 @@ import re
 
 from assistant.models import Signals
 from assistant.text.lang import cjk_count
-from assistant.text.vocab import CJK_CHARS, CJK_PUNCT, ENV_NAME, ENV_VALUE, FLAG, VERSION, WORD_START
+from assistant.text.vocab import CJK_CHARS, CJK_PUNCT, COMMAND_PREFIX, ENV_NAME, ENV_VALUE, FLAG, VERSION, WORD_START
 
 # Every pattern here must cost time linear in the text: a user may paste 20 KB of anything. A pattern that can
 # restart inside a run of identifier characters and scan to the run's end from each start (`a.a.a.…`) is
@@ -65,17 +65,12 @@ _LEVEL_PREFIX = re.compile(
 _ACCESS_LOG = re.compile(
     r'^\s*(?:INFO:\s+)?\S+:\d+ - "(?:GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) '
 )  # uvicorn's access log
-# A command line that starts vLLM, as users paste it: after a prompt (`$`, `>`), a backtick, `sudo` or `nohup`,
-# and the env vars it sets (`CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm.entrypoints.openai.api_server …`).
-_COMMAND = re.compile(
-    r"^[`$>\s]*(?:sudo\s+)?(?:nohup\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
-    r"(?:vllm\s+(?:serve|bench|chat)|python3?\s+-m\s+vllm|docker\s+run)\b"
-)
+# A command line that starts vLLM, as users paste it (after `COMMAND_PREFIX`: a prompt, `sudo`, `nohup`, the env vars
+# it sets: `CUDA_VISIBLE_DEVICES=0,1 python3 -m vllm.entrypoints.openai.api_server …`).
+_COMMAND = re.compile(COMMAND_PREFIX + r"(?:vllm\s+(?:serve|bench|chat)|python3?\s+-m\s+vllm|docker\s+run)\b")
 # A command that builds or installs vLLM rather than starting it (`docker build . --target vllm-openai`, `pip install
 # vllm==0.6.0`): setup too, for the problem part (`problem.without_commands`), not a command that runs vLLM.
-_BUILD_COMMAND = re.compile(
-    r"^[`$>\s]*(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:docker\s+build|(?:uv\s+)?pip3?\s+install)\b"
-)
+_BUILD_COMMAND = re.compile(COMMAND_PREFIX + r"(?:docker\s+build|(?:uv\s+)?pip3?\s+install)\b")
 _CJK_TEXT = re.compile(f"[{CJK_CHARS}{CJK_PUNCT}]+")  # Chinese characters and punctuation, run by run
 _PLAIN_WORD = re.compile(r"[a-z]+[,.;:!?]?")  # "takes", "has,": a sentence's next word, not a model, path or flag
 _PART_CHARS = 300  # one part of the focus text at most: a long paragraph must not crowd out the error

@@ -20,6 +20,9 @@ ENV_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
 ENV_VALUE = r"=[^\s`'\",;)\]]+"
 # `--enforce-eager`, `--max_model_len` (vLLM's argument parser accepts underscores too).
 FLAG = r"--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
+# The start of a pasted command line, before its program: a prompt (`$`, `>`), a backtick, `sudo`, `nohup` and the env
+# vars it sets (`CUDA_VISIBLE_DEVICES=0,1 python3 …`).
+COMMAND_PREFIX = r"^[`$>\s]*(?:sudo\s+)?(?:nohup\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
 # `0.11.1`, `v0.10.2rc1`, `2.13.0.post1`, `0.9.0.dev3`.
 VERSION = r"v?\d+\.\d+(?:\.\d+)*(?:rc\d+|\.post\d+|\.dev\d+)?"
 # `0.31.0`, `0.31`, `0.33.0rc1`, `0.8.5.post1`, `0.9.0.dev3`: a vLLM release as a paste or a pin states it (no `v`).
