@@ -33,6 +33,7 @@ from assistant.text.software import (
     title_subject,
     toolchain_without_vllm,
     versioned_products,
+    vllm_mentions,
 )
 
 Symptom = Literal[
@@ -472,7 +473,7 @@ _NO_VLLM = re.compile(
 
 def _uses_vllm(text: str) -> bool | None:
     """False when every mention of vLLM says it is not involved, True when one does not, None when unmentioned."""
-    mentions = [m.start() for m in VLLM_WORD.finditer(text)]
+    mentions = [m.start() for m in vllm_mentions(text)]
     if not mentions:
         return None
     negated = {m.end() - 4 for m in _NO_VLLM.finditer(text)}  # where the "vllm" of each negation starts
@@ -566,13 +567,14 @@ def _filed_about(text: str) -> list[str]:
 def _other_software(text: str) -> str | None:
     """The other engine a message is about ("Ollama"), or None.
 
-    A message that never mentions vLLM is about the engine it names (unless only in a comparison). One that
+    A message that never mentions vLLM, or names it only as the yardstick of its question ("like vLLM's
+    gpu-memory-utilization": `vllm_mentions`), is about the engine it names (unless only in a comparison). One that
     mentions vLLM is about another engine only when that engine is what it runs (the program of its command line,
     the package of its traceback's frames) or what the report is filed about (see `_filed_about`), and nothing it
     pastes runs vLLM: "SGLang and vLLM support this" under a `llama-server …` command is a
     llama.cpp question, and a "GET /v1//models 404" in vLLM's log under Open WebUI's template is Open WebUI's.
     """
-    if VLLM_WORD.search(text):
+    if vllm_mentions(text):
         if runs_vllm(text):
             return None
         ran = programs(text) + frame_packages(text) + log_crates(text)

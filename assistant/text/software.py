@@ -129,9 +129,42 @@ VLLM_WORD = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])", re.IGNORECASE)
 _NAMES_VLLM = re.compile(rf"{VLLM_WORD.pattern}|(?<![A-Za-z0-9_])VLLM_[A-Z0-9_]+", re.IGNORECASE)
 
 
+# vLLM named as the yardstick of a question about something else: "like vLLM", "like in vLLM", "than vllm", "compared
+# to vLLM", "比如vllm中有一个参数", "像vllm那种". Not "than vLLM 0.6.3": a comparison of vLLM's own releases is about vLLM.
+_YARDSTICK_BEFORE = re.compile(
+    r"(?:\blike(?:\s+in)?|\bas\s+in|\bthan|\bunlike|\bcompared\s+(?:to|with)|\bvs\.?|\bversus|"
+    r"像|比如|例如|类似于?|如同|不像)\s*$",
+    re.IGNORECASE,
+)
+_RELEASE_AFTER = re.compile(r"\s*(?:v|version\s*|==\s*)?\d", re.IGNORECASE)
+# "like" as a verb: "I'd like vLLM to support …", "it looks like vllm hangs", "seems like vLLM ignores it".
+_LIKE_AS_VERB = re.compile(
+    r"(?:\b(?:would|i|we|you|they|do|don't|dont|really|also|just|looks?|looked|seems?|seemed|feels?|sounds?)|'d)"
+    r"\s+like\s*$",
+    re.IGNORECASE,
+)
+
+
+def _as_yardstick(text: str, m: re.Match[str]) -> bool:
+    before = text[max(0, m.start() - 30) : m.start()]
+    return (
+        bool(_YARDSTICK_BEFORE.search(before))
+        and not _LIKE_AS_VERB.search(before)
+        and not _RELEASE_AFTER.match(text, m.end())
+    )
+
+
+def vllm_mentions(text: str) -> list[re.Match[str]]:
+    """The mentions of vLLM's name that are not a comparison with it (`_YARDSTICK_BEFORE`): what a message that
+    names vLLM only as the yardstick of another product's question ("does lmdeploy have a parameter like vLLM's
+    gpu-memory-utilization?") is about is that product, or nothing said."""
+    return [m for m in VLLM_WORD.finditer(text) if not _as_yardstick(text, m)]
+
+
 def names_vllm(text: str) -> bool:
-    """Whether the message shows vLLM anywhere: its name, a path or image that holds it, or a VLLM_ variable."""
-    return bool(_NAMES_VLLM.search(text))
+    """Whether the message shows vLLM anywhere: its name (not as a yardstick: `vllm_mentions`), a path or image that
+    holds it, or a VLLM_ variable."""
+    return any(not (VLLM_WORD.fullmatch(m.group()) and _as_yardstick(text, m)) for m in _NAMES_VLLM.finditer(text))
 
 
 def runs_vllm(text: str) -> bool:

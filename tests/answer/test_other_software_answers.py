@@ -65,3 +65,14 @@ def test_a_rust_engines_log_is_declined_although_the_message_names_vllm(corpus_a
     assert answer.declined and "problem with mistral.rs, not with vLLM" in answer.body
     plain = corpus_assistant.ask(text.replace("mistralrs_core::", "engine::"))
     assert not plain.declined  # the same words without the crate's log targets: left to the evidence
+
+
+def test_a_question_to_another_engine_that_names_vllm_only_as_its_yardstick_is_declined(corpus_assistant):
+    question = (
+        "Can LMDeploy share one A100 between two models? It takes all the memory by default; is there a parameter "
+        "like vLLM's gpu-memory-utilization to limit it?"
+    )
+    answer = corpus_assistant.ask(question)
+    assert answer.declined and "LMDeploy" in answer.body and not answer.citations
+    own = corpus_assistant.ask(question.replace("like vLLM's", "in vLLM,").replace("LMDeploy", "vLLM"))
+    assert not own.declined  # the same question asked of vLLM itself

@@ -9,6 +9,7 @@ from assistant.text.software import (
     frame_packages,
     imported,
     log_crates,
+    names_vllm,
     programs,
     programs_choosing_vllm,
     runs_vllm,
@@ -290,3 +291,32 @@ def test_a_rust_programs_log_targets_name_its_crate():
     # the message names vLLM ("works fine on vllm"), but what runs is the Rust program
     setup = extract_setup(f"FP8 KV cache fails on my 3090. This works fine on vllm.\n```\n{log}\n```")
     assert setup.other_software == "mistral.rs"
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        # written for this test, in the shapes a question to another engine's tracker takes
+        ("Can SGLang share one A100 between two models, with a memory fraction like vLLM's gpu-memory-utilization?",
+         "SGLang"),
+        ("请问lmdeploy能不能限制显存占用？比如vllm中的gpu-memory-utilization参数", "LMDeploy"),
+        ("Is there a flag like in vllm to set the served model name for ollama?", "Ollama"),
+    ],
+)
+def test_vllm_named_only_as_the_yardstick_of_another_products_question(text, other):
+    setup = extract_setup(text)
+    assert setup.other_software == other
+    assert setup.uses_vllm is None  # vLLM is not what the message is about: it is only compared with
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It looks like vLLM hangs after loading the weights",
+        "I'd like vLLM to accept a list of API keys",
+        "Throughput is lower than vLLM 0.6.3 gave me on the same GPU",  # vLLM's own releases compared: about vLLM
+    ],
+)
+def test_vllm_named_as_the_subject_is_not_a_yardstick(text):
+    assert names_vllm(text)
+    assert extract_setup(text).uses_vllm is True
