@@ -417,6 +417,8 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\bcrash(?:es|ed|ing)?\b|Traceback|\b\w+(?:Error|Exception):|EngineDeadError|\bdied\b|\bdies\b|\babort\w*|"
             r"segfault|segmentation fault|core dumped|HTTP 500|\b500 Internal|exit code \d+|崩溃|挂了|挂掉|报错|宕机|"
+            # an API error response: the request was refused with an error (the OpenAI client's "Error code: 400 - {…}")
+            r"\bError code: [45]\d\d\b|\bBadRequestError\b|\b400 Bad Request\b|"
             r"退出|死掉",
             re.IGNORECASE,
         ),

@@ -39,6 +39,13 @@ _MODEL = re.compile(
     r"InternLM|Baichuan|Falcon|OPT|Granite|Command|SmolLM|MiniCPM|Hunyuan)[\w.-]*+)",
     re.IGNORECASE,
 )
+# A model-like name that is a folder of a Python file's path (`…/playground/LLama-Factory/scripts/vllm_image.py` in a
+# traceback frame, `python /work/Qwen-VL/finetune.py`) names the user's code, not the model they serve.
+_IN_SOURCE_PATH = re.compile(r"/[^\s\"'()]*?\.py\b")
+
+
+def _in_source_path(text: str, m: re.Match[str]) -> bool:
+    return m.group(1).endswith(".py") or bool(_IN_SOURCE_PATH.match(text, m.end()))
 # CamelCase: an upper-case letter, later an upper-case letter or digit, later a lower-case letter (each part
 # matched up to its first occurrence, so nothing is tried twice).
 _CAMEL = re.compile(r"\b([A-Z][a-z]*+[A-Z0-9]++[a-z][A-Za-z0-9]*+)\b")
@@ -108,7 +115,7 @@ def extract_signals(text: str) -> Signals:
         flags=_uniq(m.group(1) for m in _FLAG.finditer(text)),
         versions=_uniq(m.group(1) for m in _VERSION.finditer(text)),
         gpus=_uniq(m.group(1) for m in _GPU.finditer(text)),
-        models=_uniq(m.group(1) for m in _MODEL.finditer(text)),
+        models=_uniq(m.group(1) for m in _MODEL.finditer(text) if not _in_source_path(text, m)),
         identifiers=_uniq(i for i in identifiers if i not in env_names and len(i) > 3),
     )
 

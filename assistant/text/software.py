@@ -176,6 +176,11 @@ def runs_vllm(text: str) -> bool:
     )
 
 
+# Libraries that turn a command line into a call of the user's own function (python-fire, Hydra, Abseil, tyro,
+# jsonargparse): their frames sit above the user's code, and what that code calls is what runs.
+_CLI_DISPATCH = frozenset(("fire", "hydra", "absl", "tyro", "jsonargparse"))
+
+
 def driver(text: str) -> str | None:
     """The framework that runs vLLM inside its own process, when the user's code goes through one (or None).
 
@@ -183,7 +188,7 @@ def driver(text: str) -> str | None:
     to change is that framework's. Read from a traceback whose outermost installed frame is another package calling
     into vLLM, or from code that imports another package (and not vllm) and names vLLM as one of its settings.
     """
-    frames = frame_packages(text)
+    frames = [f for f in frame_packages(text) if f not in _CLI_DISPATCH]
     if "vllm" in frames:
         first = frames[0]
         if first not in VLLM_RUNTIME and first not in sys.stdlib_module_names:

@@ -104,6 +104,9 @@ def test_features_on_off_method_and_a_feature_switched_off():
         (["illegal_memory_access"], "it crashed", "unknown"),  # a crash may be that crash
         (["illegal_memory_access"], "CUDA out of memory", "contradicts"),
         (["crash"], "", "unknown"),
+        # a request the server refused is an error, whatever else the user shouts ("Error!!!!" reads as "!!!!" output)
+        (["crash"], "Error!!!! Error code: 400 - {'message': 'At most 1 image(s) may be provided in one request.'}",
+         "applies"),
     ],
 )
 def test_symptoms(symptoms, text, verdict):

@@ -69,6 +69,9 @@ def test_gpu_names_become_sm_codes(text, sms):
         ("启动就报错崩溃", {"crash"}),
         ("显存不足，OOM 了", {"oom"}),
         ("Structured outputs returns invalid JSON. No crash, the server keeps running.", {"wrong_output"}),
+        # the OpenAI client's exception for a refused request: an error, as a 500 is
+        ("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'x'}", {"crash"}),
+        ("请求失败：Error code: 400 - {'message': 'At most 1 image(s) may be provided in one request.'}", {"crash"}),
     ],
 )
 def test_symptom_classes_in_english_and_chinese(text, expected):

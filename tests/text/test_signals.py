@@ -132,3 +132,12 @@ def test_a_short_chinese_question_is_its_words_not_its_command():
 def test_an_english_paste_with_prose_does_not_take_its_short_lines():
     text = "The server hangs after loading the weights on two GPUs\nSee:\nvllm serve m --tensor-parallel-size 2\nThanks"
     assert "Thanks" not in salient_text(text) and "See:" not in salient_text(text)
+
+
+def test_a_folder_of_a_python_files_path_is_not_a_model():
+    text = (
+        'File "/home/me/playground/LLama-Factory/scripts/vllm_infer.py", line 157, in vllm_infer\n'
+        'File "/opt/conda/envs/llama3/lib/python3.10/site-packages/vllm/model_executor/models/qwen2.py", line 3\n'
+        "vllm serve /data/models/Qwen2.5-7B-Instruct --port 8000"
+    )
+    assert extract_signals(text).models == ("models/Qwen2.5-7B-Instruct",)

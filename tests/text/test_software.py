@@ -19,6 +19,16 @@ from assistant.text.software import (
     versioned_products,
 )
 
+FIRE = """Traceback (most recent call last):
+  File "/work/infer.py", line 52, in <module>
+    fire.Fire(main)
+  File "/usr/lib/python3.11/site-packages/fire/core.py", line 135, in Fire
+    component_trace = _Fire(component, args, parsed_flag_args, context, name)
+  File "/work/infer.py", line 40, in main
+    llm = LLM(**engine_args)
+  File "/usr/lib/python3.11/site-packages/vllm/entrypoints/llm.py", line 243, in __init__
+    self.llm_engine = LLMEngine.from_engine_args(
+ValueError: `limit_mm_per_prompt` is only supported for multimodal models."""
 TRAINER = """from trl import GRPOTrainer, GRPOConfig
 args = GRPOConfig(use_vllm=True, vllm_mode="colocate")
 Traceback (most recent call last):
@@ -84,6 +94,8 @@ def test_what_runs_vllm():
         (RAY, None),  # Ray runs vLLM's workers: a dependency of vLLM, not a framework driving it
         ("import os\nfrom vllm import LLM\nllm = LLM('x', enforce_eager=True)", None),  # the user's own script
         ("import json, requests\nrequests.post(url, json={'model': 'vllm'})", None),  # a client of the server
+        (FIRE, None),  # python-fire only calls the user's own function, which builds vLLM's engine itself
+        (FIRE.replace("/work/infer.py\", line 40", "/usr/lib/python3.11/site-packages/trl/infer.py\", line 40"), "trl"),
     ],
 )
 def test_a_framework_that_runs_vllm_for_the_user(text, expected):
