@@ -18,7 +18,7 @@ from assistant.release.version import detect_version
 from assistant.text.gpus import gpu_terms
 from assistant.text.platforms import user_platforms
 from assistant.text.problem import problem_part
-from assistant.text.signals import extract_signals
+from assistant.text.signals import extract_signals, is_log_line
 from assistant.text.software import (
     VLLM_WORD,
     code_without_vllm,
@@ -368,14 +368,16 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "hang",
         re.compile(
             r"\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|\bfreez\w*|\bfroze\b|deadlock|no progress|not responding|"
-            r"never (?:returns|finishes|completes)|\btimed? ?out\b|watchdog|卡住|卡死|挂起|无响应|没有?反应|一直等|死锁|超时",
+            r"never (?:returns|finishes|completes)|\btimed? ?out\b|watchdog|卡住|卡死|挂起|无响应|没有?反应|一直等|死锁|超时|"
+            # "卡在 NCCL 初始化" (stuck at), not a count of cards ("两张卡在跑")
+            r"(?<![张块台个片\d])卡在|不动了|一动不动",
             re.IGNORECASE,
         ),
     ),
     (
         "wrong_output",
         re.compile(
-            r"garbled|gibberish|nonsense|\bgarbage\b|repetiti\w*|repeat(?:s|ing|ed)? (?:itself|the same|tokens?)|token loops?|"
+            r"garbled|gibberish|nonsense|\bgarbage\b(?![ -]collect)|repetiti\w*|repeat(?:s|ing|ed)? (?:itself|the same|tokens?)|token loops?|"
             r"wrong (?:output|answer|result)s?|invalid json|malformed (?:json|output)|cut off|truncated|empty (?:output|response)|"
             r"!!!!|tool_calls?\W{0,20}(?:is |are )?(?:always |still )?empty|乱码|胡言乱语|重复输出|输出重复|循环输出|"
             r"重复好几遍|重复了好几|一直重复|反复重复|不停重复|重复几遍|重复同一|"
@@ -427,16 +429,28 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 
 # vLLM's periodic metrics line ("Engine 000: Avg prompt throughput: 1.2 tokens/s, Avg generation throughput: ...,
-# Running: 3 reqs, ..."), printed every few seconds and pasted with most server logs: its words are not a symptom.
-_STATS_LINE = "Avg prompt throughput:"
+# Running: 3 reqs, ..."), printed every few seconds and pasted with most server logs, and the progress bar of offline
+# `LLM.generate` ("Processed prompts: 100%|…| 1/1 [00:00<00:00, 3.49it/s, est. speed input: 660.00 toks/s, …]"): their
+# words are not a symptom.
+_STATS_LINES = ("Avg prompt throughput:", "Processed prompts:", "est. speed input:")
+# "Performance" that vLLM's issue template wrote, not the user: the "[Performance]:" title tag and its headings.
+_TEMPLATE_PERFORMANCE = re.compile(
+    r"\[Performance\]:?|^#+\s*(?:Misc discussion on performance|Proposal to improve performance|"
+    r"Report of performance regression)\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def _symptoms(text: str) -> tuple[str, ...]:
-    if _STATS_LINE in text:
-        text = "\n".join(line for line in text.split("\n") if _STATS_LINE not in line)
+    if any(s in text for s in _STATS_LINES):
+        text = "\n".join(line for line in text.split("\n") if not any(s in line for s in _STATS_LINES))
+    # Slowness is the user's complaint: a logger's advice ("Please install it for better performance", "may degrade
+    # the performance") and the template's words do not make a report about speed.
+    said = _TEMPLATE_PERFORMANCE.sub(" ", "\n".join(line for line in text.split("\n") if not is_log_line(line)))
     found = []
     for name, rx in _SYMPTOM_PATTERNS:
-        if any(not _negated(text, m.start()) for m in rx.finditer(text)):
+        where = said if name == "slow" else text
+        if any(not _negated(where, m.start()) for m in rx.finditer(where)):
             found.append(name)
     # A crash named precisely (illegal memory access, OOM) is that crash, not another one.
     if "crash" in found and ({"illegal_memory_access", "oom"} & set(found)):

@@ -72,6 +72,9 @@ def test_gpu_names_become_sm_codes(text, sms):
         # the OpenAI client's exception for a refused request: an error, as a 500 is
         ("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'x'}", {"crash"}),
         ("请求失败：Error code: 400 - {'message': 'At most 1 image(s) may be provided in one request.'}", {"crash"}),
+        ("多卡推理一直卡在 NCCL 初始化，不继续加载模型", {"hang"}),
+        ("两张卡在跑同一个模型，显存不足", {"oom"}),  # "卡在" after a count of cards is not "stuck at"
+        ("I delete the LLM and call the garbage collector, but the GPU memory is not freed", set()),
     ],
 )
 def test_symptom_classes_in_english_and_chinese(text, expected):
@@ -210,3 +213,15 @@ def test_platforms_named_are_read():
     assert extract_setup("ROCm 6.2 on an MI300X").platforms == frozenset({"rocm"})
     assert extract_setup("CPU-only server, no GPU").platforms == frozenset({"cpu"})
     assert extract_setup("it crashes").platforms == frozenset()
+
+
+def test_a_loggers_words_and_the_templates_are_not_a_complaint_about_speed():
+    paste = (
+        "[Performance]: Qwen2.5-72B fails to start on two GPUs\n\n### Misc discussion on performance\n\n"
+        "WARNING 11-25 10:47:23 config.py:140] awq quantization is not fully optimized yet. The speed can be slower "
+        "than non-quantized models.\n"
+        "Processed prompts: 100%|██████| 1/1 [00:00<00:00, 3.49it/s, est. speed input: 660.00 toks/s]\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered"
+    )
+    assert extract_setup(paste).symptoms == ("illegal_memory_access",)
+    assert "slow" in extract_setup(paste + "\nand before that, generation was very slow").symptoms
