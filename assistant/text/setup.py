@@ -117,7 +117,7 @@ class UserSetup:
 
 # --------------------------------------------------------------------------- hardware
 
-_BARE_RTX = re.compile(r"(?<![\w.:/-])((?:RTX\s?)?[2345]0[5-9]0(?:\s?Ti)?)(?![\w.:/-])", re.IGNORECASE)
+_BARE_RTX = re.compile(r"(?<![\w.:/-])((?:RTX\s?)?[2345]0[5-9]0(?:\s?Ti)?)(?![\w.:/-])", re.IGNORECASE | re.ASCII)
 _ARCH_SMS = {
     "volta": ("Volta", ("SM70",)),
     "turing": ("Turing", ("SM75",)),
@@ -166,7 +166,7 @@ _FAMILY = re.compile(
     re.IGNORECASE,
 )
 _QUANT = [
-    ("awq", re.compile(r"\bawq\b|awq[-_]|[-_]awq", re.IGNORECASE)),
+    ("awq", re.compile(r"\bawq\b|awq[-_]|[-_]awq", re.IGNORECASE | re.ASCII)),  # "AWQ模型" too
     ("gptq", re.compile(r"gptq", re.IGNORECASE)),
     ("nvfp4", re.compile(r"nvfp4", re.IGNORECASE)),
     ("mxfp4", re.compile(r"mxfp4", re.IGNORECASE)),

@@ -32,12 +32,12 @@ _VERSION = re.compile(rf"(?<![\w.])({VERSION}(?:\+\w+)?)\b(?![\w.]{{0,40}}\.py)"
 _GPU = re.compile(
     r"\b(sm_?\d{2,3}[a-z]?|RTX\s?(?:PRO\s?)?\d{4}(?:\s?Ti)?|A100|A10G?|A30|A40|A6000|H100|H200|H20|H800|A800|"
     r"B200|B300|GB200|GB300|L4|L40S?|T4|V100|MI\d{3}X?|Blackwell|Hopper|Ampere|Ada Lovelace|Volta|Turing)\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # "在A100上跑", "8卡H100": a card's name ends, and starts, where Chinese text does
 )
 _MODEL = re.compile(
     r"\b((?:[A-Za-z0-9][\w.-]{0,95}/)?(?:Qwen|Llama|Meta-Llama|DeepSeek|Mistral|Mixtral|Gemma|Phi|GLM|Kimi|gpt-oss|Yi|"
     r"InternLM|Baichuan|Falcon|OPT|Granite|Command|SmolLM|MiniCPM|Hunyuan)[\w.-]*+)",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # "部署Qwen2.5-7B时报错": a model name ends, and starts, where Chinese text does
 )
 # A model-like name that is a folder of a Python file's path (`…/playground/LLama-Factory/scripts/vllm_image.py` in a
 # traceback frame, `python /work/Qwen-VL/finetune.py`) names the user's code, not the model they serve.

@@ -225,3 +225,21 @@ def test_a_loggers_words_and_the_templates_are_not_a_complaint_about_speed():
     )
     assert extract_setup(paste).symptoms == ("illegal_memory_access",)
     assert "slow" in extract_setup(paste + "\nand before that, generation was very slow").symptoms
+
+
+@pytest.mark.parametrize(
+    "text, gpus, models, quantization",
+    [
+        ("在A100上跑Qwen2.5-7B-Instruct报错", ["A100"], ("Qwen2.5-7B-Instruct",), ()),
+        ("两张4090跑vllm，显存不够", ["RTX 4090"], (), ()),
+        ("用T4跑AWQ模型", ["T4"], (), ("awq",)),
+        ("8卡H100上部署DeepSeek-R1，启动就报错", ["H100"], ("DeepSeek-R1",), ()),
+        ("Qwen1.5-72B-Chat-GPTQ-Int4居然资源出错", [], ("Qwen1.5-72B-Chat-GPTQ-Int4",), ("gptq", "int4")),
+    ],
+)
+def test_names_written_against_chinese_text(text, gpus, models, quantization):
+    """Chinese has no spaces: a card, a model or a method ends, and starts, where the Chinese characters do."""
+    setup = extract_setup(text)
+    assert [g.name for g in setup.gpus] == gpus
+    assert setup.models == models
+    assert setup.quantization == quantization
