@@ -49,7 +49,7 @@ _NOT_THERE = re.compile(
 )
 # What a user writes when they run a platform. CUDA is also implied by any NVIDIA GPU they name.
 _USER = [
-    (re.compile(p, re.IGNORECASE), platform)
+    (re.compile(p, re.IGNORECASE | re.ASCII), platform)  # ASCII boundaries: "在ROCm上跑", "mac上跑"
     for p, platform in [
         (r"\bcuda\b|\bcu1[0-3]\d\b|\bnvidia\b|\bnvcc\b|\bnccl\b|英伟达", "cuda"),
         (r"\brocm\b|\bhip\b|\bhipError|\bgfx9\d\d\b|\bMI[23]\d\d[XA]?\b|\bInstinct\b|\bRadeon\b|\bAMD GPU", "rocm"),
@@ -62,6 +62,7 @@ _USER = [
                 r"\bcpu[- ]only\b|\b(?:run|running|runs|serve|serving|install|installing|deploy) (?:vllm )?on (?:a |the )?cpu\b"
                 r"|\bcpu (?:backend|inference|build|wheel|docker image)\b|\bVLLM_CPU_\w+|\+cpu\b"
                 r"|\bwithout (?:a |any )?gpu\b|\bno gpus?\b|纯\s*cpu|cpu\s*推理|cpu\s*版|没有\s*(?:gpu|显卡)"
+                r"|(?:用|在)\s*cpu\s*上?\s*(?:跑|运行|部署|推理)"
             ),
             "cpu",
         ),

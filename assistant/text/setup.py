@@ -348,6 +348,7 @@ def _features(text: str) -> Features:
 
 # --------------------------------------------------------------------------- symptoms
 
+# ASCII word boundaries: "显存OOM了", "启动时hang住了" (a Chinese character is a word character to Python's `\b`).
 _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "illegal_memory_access",
@@ -361,7 +362,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"out of memory|OutOfMemoryError|\bOOMs?\b|\bOOM(?:ed|ing)\b|No available memory for the cache blocks|"
             r"not enough (?:GPU |KV cache )?memory|insufficient (?:GPU )?memory|显存不足|爆显存|显存溢出|内存不足|"
             r"显存不够|内存溢出|\bOOM了",
-            re.IGNORECASE,
+            re.IGNORECASE | re.ASCII,
         ),
     ),
     (
@@ -371,7 +372,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"never (?:returns|finishes|completes)|\btimed? ?out\b|watchdog|卡住|卡死|挂起|无响应|没有?反应|一直等|死锁|超时|"
             # "卡在 NCCL 初始化" (stuck at), not a count of cards ("两张卡在跑")
             r"(?<![张块台个片\d])卡在|不动了|一动不动",
-            re.IGNORECASE,
+            re.IGNORECASE | re.ASCII,
         ),
     ),
     (
@@ -382,7 +383,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"!!!!|tool_calls?\W{0,20}(?:is |are )?(?:always |still )?empty|乱码|胡言乱语|重复输出|输出重复|循环输出|"
             r"重复好几遍|重复了好几|一直重复|反复重复|不停重复|重复几遍|重复同一|"
             r"输出全是|输出不对|结果不对|答非所问|解析不出|为空|是空的|一直是空",
-            re.IGNORECASE,
+            re.IGNORECASE | re.ASCII,
         ),
     ),
     (
@@ -392,7 +393,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"depending)|(?:outputs?|results?|logprobs?) (?:still |also )?differ|different (?:outputs?|results?|logprobs?|"
             r"answers?)|inconsistent|not reproducible|irreproducible|batch[- ]invarian\w*|非确定|不确定性|"
             r"不一致|对不上|结果不同|输出不同|不能复现|无法复现|批次不变",
-            re.IGNORECASE,
+            re.IGNORECASE | re.ASCII,
         ),
     ),
     (
@@ -402,7 +403,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\bTTFT\b|\bITL\b|\bTPOT\b|time to first token|"
             r"takes? (?:\d+|several|many|a few) (?:s|sec|seconds|minutes)|吞吐|很慢|变慢|太慢|更慢|还慢|速度|性能|延迟|"
             r"接受率|等好几秒|好几秒",
-            re.IGNORECASE,
+            re.IGNORECASE | re.ASCII,
         ),
     ),
     (
@@ -411,7 +412,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"pip install|build(?:ing)? (?:from source|fails?|failed|error)|failed to build|compil(?:e|ation) (?:error|fail)|"
             r"\bwheel\b|setup\.py|\bcmake\b|ModuleNotFoundError|ImportError|undefined symbol|no matching distribution|"
             r"安装失败|编译失败|编译报错|构建失败|装不上|安装报错",
-            re.IGNORECASE,
+            re.IGNORECASE | re.ASCII,
         ),
     ),
     (
@@ -422,7 +423,7 @@ _SYMPTOM_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             # an API error response: the request was refused with an error (the OpenAI client's "Error code: 400 - {…}")
             r"\bError code: [45]\d\d\b|\bBadRequestError\b|\b400 Bad Request\b|"
             r"退出|死掉",
-            re.IGNORECASE,
+            re.IGNORECASE | re.ASCII,
         ),
     ),
 ]

@@ -243,3 +243,19 @@ def test_names_written_against_chinese_text(text, gpus, models, quantization):
     assert [g.name for g in setup.gpus] == gpus
     assert setup.models == models
     assert setup.quantization == quantization
+
+
+@pytest.mark.parametrize(
+    "text, symptoms, platforms",
+    [
+        ("显存OOM了", ("oom",), set()),
+        ("启动时hang住了", ("hang",), set()),
+        ("在ROCm上跑vllm报错", ("crash",), {"rocm"}),
+        ("用CPU跑vllm很慢", ("slow",), {"cpu"}),
+        ("CPU内存不够", (), set()),  # the host's memory, not vLLM's CPU backend
+    ],
+)
+def test_symptoms_and_platforms_written_against_chinese_text(text, symptoms, platforms):
+    setup = extract_setup(text)
+    assert setup.symptoms == symptoms
+    assert set(setup.platforms) == platforms
