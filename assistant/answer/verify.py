@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assistant.answer.absence import absence_claim, backs_absence
-from assistant.text.vocab import CJK_CHARS, ENV_NAME, ENV_VALUE, FLAG, UNGROUNDED_WORDS, VERSION, WORD_START
+from assistant.text.vocab import (
+    CJK_CHARS,
+    CJK_PUNCT,
+    ENV_NAME,
+    ENV_VALUE,
+    FLAG,
+    UNGROUNDED_WORDS,
+    VERSION,
+    WORD_START,
+)
 
 TermKind = Literal["flag", "env", "version", "pr", "url", "code"]
 
@@ -33,17 +42,23 @@ UNVERIFIED = "(unverified)"
 ABSTAIN_MARKER = "NO_ANSWER"
 
 # A citation marker: [1] or [1, 2]; not `x[0]`, not a Markdown link `[1](...)`.
-_MARKER = re.compile(r"(?<![\w\])])\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(\[])")
-_ADJACENT = re.compile(r"(?<![\w\])])\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\][ \t]*\[(?=\d{1,6}(?:\s*,\s*\d{1,6})*\])")
+# ASCII: a marker glued to Chinese text ("版本[1]。") is a citation; `x[1]` in code is not.
+_MARKER = re.compile(r"(?<![\w\])])\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(\[])", re.ASCII)
+_ADJACENT = re.compile(
+    r"(?<![\w\])])\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\][ \t]*\[(?=\d{1,6}(?:\s*,\s*\d{1,6})*\])", re.ASCII
+)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+[^\s<>()\[\]`'\".,;:!?]")
 _FLAG = re.compile(f"{WORD_START}{FLAG}")
 # In prose `X=1.` ends a sentence: the value stops before a final dot.
-_ENV = re.compile(f"{WORD_START}{ENV_NAME}(?:=[^\\s`'\",;)\\]]*[^\\s`'\",;)\\].])?")
+_ENV = re.compile(
+    f"{WORD_START}{ENV_NAME}(?:=[^\\s`'\",;)\\]{CJK_CHARS}{CJK_PUNCT}]*[^\\s`'\",;)\\].{CJK_CHARS}{CJK_PUNCT}])?"
+)
 _ENV_AS_EVAL = re.compile(f"{WORD_START}{ENV_NAME}(?:{ENV_VALUE})?")  # may end in "."
-_VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w.]*\w)")
-_PR = re.compile(r"(?:\b(?:PR|pr|pull request|issue)\s*#?\s*|(?<![\w&])#|/pull/|/issues/)(\d{3,6})\b")
+# ASCII word boundaries, as for flags: "升级到0.8.5版本", "见#12345修复" are a version and a PR number too.
+_VERSION = re.compile(rf"(?<![\w.]){VERSION}(?![\w.]*\w)", re.ASCII)
+_PR = re.compile(r"(?:\b(?:PR|pr|pull request|issue)\s*#?\s*|(?<![\w&])#|/pull/|/issues/)(\d{3,6})\b", re.ASCII)
 _SOURCES_HEADING = re.compile(
     r"^[ \t]*+[#*_]*+[ \t]*+(sources|references|citations|来源|参考)[ \t]*+[:：]?[ \t]*+[*_]*+[ \t\r]*+$",
     re.IGNORECASE | re.MULTILINE,  # blanks, not `\s`: a run of newlines split between two `\s*` is quadratic
@@ -172,7 +187,7 @@ def supported(term: Term, evidence: str) -> bool:
         number = rf"(?<!\d){re.escape(key)}(?!\d)"
         return re.search(("#" if "#" in term.text else "") + number, text) is not None
     if term.kind == "version":
-        return re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", text) is not None
+        return re.search(rf"(?<![\w.]){re.escape(key)}(?![\w]|\.\d)", text, re.ASCII) is not None
     return key in text
 
 

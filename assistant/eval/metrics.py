@@ -101,11 +101,16 @@ def key_fact_recall(text: str, abstained: bool, patterns: Sequence[str]) -> floa
 # as right. Change them here only to grade differently, never to follow a change in vocab.py.
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 # An env var's value stops at Markdown emphasis too: `**... VLLM_X=spawn**` claims `VLLM_X=spawn`, not `spawn**`.
-_ENV_VAR = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[^\s`'\",;)\]*]+)?")
-_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+# ASCII boundaries, and a value that stops at Chinese text, as `verify` reads them ("设置VLLM_X=1即可").
+_ENV_VAR = re.compile(
+    r"(?<![\w-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+    r"(?:=[^\s`'\",;)\]*\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+)?",
+    re.ASCII,
+)
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*", re.ASCII)
 _ISSUE = re.compile(r"#\d{3,}")
-_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\w)")
-_MARKER = re.compile(r"(?<![\w\])])\[(\d+)\](?![(\[])")  # not `x[0]`, not a Markdown link
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\w)", re.ASCII)
+_MARKER = re.compile(r"(?<![\w\])])\[(\d+)\](?![(\[])", re.ASCII)  # not `x[0]`, not a Markdown link; "版本[1]" is
 _SOURCE_LINE = re.compile(r"^\[(\d+)\]\s+\S")
 _FENCE_LINE = re.compile(r"^\s*(```|~~~)")
 

@@ -33,7 +33,7 @@ _PATTERNS = [
     ),
 ]
 # A bare 0.x.y is vLLM's (its releases are 0.x) unless another package is named just before it.
-_BARE_ZERO = re.compile(r"(?<![\w.])v?(0\.\d{1,2}\.\d+(?:rc\d+|\.post\d+)?)(?![\w.]*\w)")
+_BARE_ZERO = re.compile(r"(?<![\w.])v?(0\.\d{1,2}\.\d+(?:rc\d+|\.post\d+)?)(?![\w.]*\w)", re.ASCII)  # "版本是0.8.5"
 # A template's version field just before a bare version: the product it names is the version's.
 _FIELD_BEFORE = re.compile(r"([A-Za-z][\w .+-]{0,40}?)[ \t]+version[^\w\n]{0,4}\s{0,4}$", re.IGNORECASE)
 _VLLM = re.compile(r"(?<![A-Za-z0-9_])vllm(?![A-Za-z0-9_])", re.IGNORECASE)

@@ -14,7 +14,8 @@ from assistant.text.vocab import CJK_CHARS, CJK_PUNCT, COMMAND_PREFIX, ENV_NAME,
 # give back what the next token cannot take are possessive (`*+`). tests/text/test_input_cost.py checks it.
 # An exception's class name; only the last part of a dotted path (`torch.OutOfMemoryError`) is kept, so the
 # path itself is not matched.
-_EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt|Exit))\b")
+# ASCII boundaries: "报错RuntimeError" names the exception too.
+_EXC = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt|Exit))\b", re.ASCII)
 # The exception's name that opens an error message ("ImportError: ", "torch.OutOfMemoryError: ", "CUDA error: "): the
 # words after it are the message's own.
 EXCEPTION_PREFIX = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception)|CUDA error)\s*:\s*")
@@ -28,7 +29,7 @@ _ENV = re.compile(f"{WORD_START}({ENV_NAME})({ENV_VALUE})?")
 _FLAG = re.compile(f"{WORD_START}({FLAG})")
 # a version, with a local part (`+cu121`), not a file name (`1.2.py`)
 # (the word boundary first, and the look for `.py` bounded: each end the version may back off to is tried)
-_VERSION = re.compile(rf"(?<![\w.])({VERSION}(?:\+\w+)?)\b(?![\w.]{{0,40}}\.py)")
+_VERSION = re.compile(rf"(?<![\w.])({VERSION}(?:\+\w+)?)\b(?![\w.]{{0,40}}\.py)", re.ASCII)  # "版本是0.8.5"
 _GPU = re.compile(
     r"\b(sm_?\d{2,3}[a-z]?|RTX\s?(?:PRO\s?)?\d{4}(?:\s?Ti)?|A100|A10G?|A30|A40|A6000|H100|H200|H20|H800|A800|"
     r"B200|B300|GB200|GB300|L4|L40S?|T4|V100|MI\d{3}X?|Blackwell|Hopper|Ampere|Ada Lovelace|Volta|Turing)\b",

@@ -16,8 +16,9 @@ import re
 
 # `VLLM_USE_DEEP_GEMM`, `CUDA_HOME`: upper-case words joined by underscores (at least two words).
 ENV_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
-# `=0`, `=/usr/local/cuda`: the value an env var is set to, up to a space, quote, bracket or separator.
-ENV_VALUE = r"=[^\s`'\",;)\]]+"
+# `=0`, `=/usr/local/cuda`: the value an env var is set to, up to a space, quote, bracket or separator, or Chinese
+# text ("设置VLLM_USE_V1=0后正常": the value is `0`).
+ENV_VALUE = r"=[^\s`'\",;)\]\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]+"
 # `--enforce-eager`, `--max_model_len` (vLLM's argument parser accepts underscores too).
 FLAG = r"--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
 # The start of a pasted command line, before its program: a prompt (`$`, `>`), a backtick, `sudo`, `nohup` and the env
@@ -34,8 +35,10 @@ RELEASE_TAG = r"\d+\.\d+(?:\.\d+)?(?:rc\d+|\.post\d+)?"
 # The official image's tag names the release: `vllm/vllm-openai:v0.10.1`, `vllm-openai-rocm:v0.9.2`.
 VLLM_IMAGE_TAG = r"\bvllm-openai(?:-[a-z0-9]+)?:"
 SERVER_BANNER = r"vLLM API server version\s+"
-# Not preceded by a word character or a dash: the start of a flag or an env var, not the middle of a word.
-WORD_START = r"(?<![\w-])"
+# Not preceded by an ASCII word character or a dash: the start of a flag or an env var, not the middle of a word. A
+# Chinese character before it is no word of the flag's ("请使用--enforce-eager参数", "设置VLLM_USE_V1=0后"), though
+# Python's `\w` counts it as one.
+WORD_START = r"(?<![A-Za-z0-9_-])"
 
 # Chinese (CJK unified ideographs, extension A, compatibility ideographs).
 CJK_CHARS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

@@ -240,3 +240,16 @@ def test_an_absence_claim_keeps_its_citation_only_to_the_releases_list_without_t
     assert wrong.cited == (1,) and wrong.detached == 1
     silent = verify(GOOD + "\n`VLLM_MADE_UP` does not exist in vLLM 0.33.0 [2]", sources)  # a page not listing it
     assert silent.cited == (1,) and silent.detached == 1
+
+
+def test_names_written_against_chinese_text_are_checked():
+    """Chinese has no spaces: a flag, a variable, a PR number or a version glued to Chinese characters is still one,
+    and an invented one is still caught (Python's `\\w` counts a Chinese character as a word character)."""
+    src = {1: "修复：升级到包含 PR #60479 的 vLLM 版本，或使用 --enforce-eager 启动。"}
+    v = verify(
+        "升级到包含PR #60479的vLLM版本[1]。旧版本可以使用--enforce-eager或--made-up参数，设置VLLM_MADE_UP=1即可，"
+        "修复于#99999和0.99.1版本[1]。",
+        src,
+    )
+    assert [t.text for t in v.unverified] == ["--made-up", "VLLM_MADE_UP=1", "#99999", "0.99.1"]
+    assert [t.text for _a, _b, t in find_terms("设置VLLM_USE_V1=0后正常，见#12345修复")] == ["VLLM_USE_V1=0", "#12345"]

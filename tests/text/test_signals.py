@@ -141,3 +141,12 @@ def test_a_folder_of_a_python_files_path_is_not_a_model():
         "vllm serve /data/models/Qwen2.5-7B-Instruct --port 8000"
     )
     assert extract_signals(text).models == ("models/Qwen2.5-7B-Instruct",)
+
+
+def test_names_glued_to_chinese_text_are_read():
+    """Chinese has no spaces: a flag, a variable, an exception or a version right after a Chinese character is one."""
+    s = extract_signals("加了--enforce-eager参数，设置VLLM_USE_V1=0后正常，之前报错RuntimeError: x，版本是0.8.5")
+    assert s.flags == ("--enforce-eager",)
+    assert s.env_vars == ("VLLM_USE_V1=0",)
+    assert "RuntimeError" in s.exceptions
+    assert "0.8.5" in s.versions
