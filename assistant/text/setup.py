@@ -259,16 +259,18 @@ _BATCH_INV = re.compile(r"VLLM_BATCH_INVARIANT(?:\s*=\s*([01]))?|batch[- ]invari
 _DEEP_GEMM = re.compile(r"VLLM_USE_DEEP_GEMM\s*=\s*([01])")
 _TP = re.compile(
     r"(?:--tensor[-_]parallel[-_]size|tensor_parallel_size|\s-tp|\bTP)\s*[=: ]?\s*(\d{1,2})\b|\bTP(\d{1,2})\b|张量并行\s*(\d{1,2})",
+    re.ASCII,  # "设置tensor_parallel_size=2时报错"
 )
 _PP = re.compile(
-    r"(?:--pipeline[-_]parallel[-_]size|pipeline_parallel_size|\s-pp|\bPP)\s*[=: ]?\s*(\d{1,2})\b|\bPP(\d{1,2})\b"
+    r"(?:--pipeline[-_]parallel[-_]size|pipeline_parallel_size|\s-pp|\bPP)\s*[=: ]?\s*(\d{1,2})\b|\bPP(\d{1,2})\b",
+    re.ASCII,
 )
 
 
 _MULTI_GPU = re.compile(
     r"multi[- ]?gpus?|multiple gpus|(?:two|2|four|4|eight|8) (?:x )?(?:gpus|cards)|\b[2-8] ?x ?(?:A100|H100|H200|L40S?|"
     r"RTX ?\d{4}|\d{4})s?\b|多卡|多张(?:显)?卡|[两二四八]张(?:显)?卡|[2-8]\s*张(?:显)?卡|[2-8]\s*卡",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 
 

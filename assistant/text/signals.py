@@ -47,6 +47,8 @@ _IN_SOURCE_PATH = re.compile(r"/[^\s\"'()]*?\.py\b")
 
 def _in_source_path(text: str, m: re.Match[str]) -> bool:
     return m.group(1).endswith(".py") or bool(_IN_SOURCE_PATH.match(text, m.end()))
+
+
 # CamelCase: an upper-case letter, later an upper-case letter or digit, later a lower-case letter (each part
 # matched up to its first occurrence, so nothing is tried twice).
 _CAMEL = re.compile(r"\b([A-Z][a-z]*+[A-Z0-9]++[a-z][A-Za-z0-9]*+)\b")

@@ -259,3 +259,7 @@ def test_symptoms_and_platforms_written_against_chinese_text(text, symptoms, pla
     setup = extract_setup(text)
     assert setup.symptoms == symptoms
     assert set(setup.platforms) == platforms
+
+
+def test_a_tensor_parallel_size_written_against_chinese_text():
+    assert extract_setup("设置tensor_parallel_size=2时报错").features.tensor_parallel == 2
