@@ -79,7 +79,7 @@ UNNAMED = {
     "en": "Your message does not say it is about vLLM, and other engines and tools report problems in the same words, "
     "so I answer such a message only on strong evidence. If you run vLLM, say so (with your vLLM version or the vLLM "
     "command) and ask again.",
-    "zh": "你的消息没有提到 vLLM，而其他推理引擎和工具也会用同样的说法描述问题，所以这类消息只有在证据很充分时我才回答。"
+    "zh": "你的消息没有说明它是关于 vLLM 的，而其他推理引擎和工具也会用同样的说法描述问题，所以这类消息只有在证据很充分时我才回答。"
     "如果你用的是 vLLM，请说明（附上 vLLM 版本或启动命令）后再问一次。",
 }
 # What the user's message was read as (`UserSetup.describe()`), so they can see it was read.

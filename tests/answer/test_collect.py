@@ -134,9 +134,11 @@ def test_an_abstention_on_a_message_that_never_shows_vllm_says_how_to_get_an_ans
     body = compose(analyze("How do I pin the model to one GPU?"), [], 0.5).body
     assert "Your message does not say it is about vLLM" in body and "say so (with your vLLM version" in body
     zh = compose(analyze("怎么指定模型只用一张卡？"), [], 0.5).body
-    assert "你的消息没有提到 vLLM" in zh
+    assert "你的消息没有说明它是关于 vLLM 的" in zh
     for named in ("How do I pin vLLM to one GPU?", ISSUE):
         assert "does not say it is about vLLM" not in compose(analyze(named), [], 0.5).body
+    # vLLM named only as the yardstick of the question: the message still does not say it is about vLLM
+    assert "does not say it is about vLLM" in compose(analyze("Can I pin it to one GPU, like in vLLM?"), [], 0.5).body
 
 
 def test_vllm_named_in_an_earlier_turn_still_holds():
