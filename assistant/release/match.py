@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assistant.release.models import CodeSite
+from assistant.text.vocab import WORD_START
 
 _QUOTES = str.maketrans({c: None for c in "`'\"‘’“”"})
 _SPACE = re.compile(r"[ \t\r\f\v]+")
@@ -134,7 +135,7 @@ MIN_WHOLE_LINE_SHARE = 0.9
 MIN_RELAYED_CHARS = 40
 # A command-line flag inside a matched message (`--enable-prefix-caching`): the name of what the user passes, which
 # their own command line holds too; its words do not make a cut match a message.
-_FLAG = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9_-]*", re.ASCII)  # "加了--enforce-eager" too
+_FLAG = re.compile(f"{WORD_START}--[a-z0-9][a-z0-9_-]*")  # "加了--enforce-eager" too
 _EXC_HEAD = re.compile(r"([a-z_][\w.]*(?:error|exception|exit|interrupt))\s*:\s*$")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.text.vocab import COMMAND_PREFIX, FLAG
+from assistant.text.vocab import COMMAND_PREFIX, FLAG, WORD_START
 
 _RUNNER = re.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?run\b")
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -25,7 +25,7 @@ _OTHER_COMMAND = re.compile(
     r"|(?:torchrun|accelerate|deepspeed|sglang|lmdeploy|ollama|llamafactory-cli|swift|trtllm-serve|llama-server"
     r"|text-generation-launcher|pip3?|uv|conda|git|huggingface-cli|ray|kubectl|helm|curl|wget|nvidia-smi)\s)"
 )  # case kept: a sentence may start with "Ray", "Git" or "Swift", a shell command does not
-_FLAG_IN_TEXT = re.compile(rf"(?<![\w-]){FLAG}", re.ASCII)
+_FLAG_IN_TEXT = re.compile(f"{WORD_START}{FLAG}")
 _FLAG_TOKEN = re.compile(f"^({FLAG}|-[a-zA-Z])(?:=.*)?$")
 # An image reference: a name with a registry/namespace part or a tag (`vllm/vllm-openai:latest`,
 # `rocm/vllm`, `vllm-openai:v0.9.0`), starting with a letter; not a path, a port pair or a `K=V`.

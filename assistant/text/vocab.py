@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import re
 
+# Chinese (CJK unified ideographs, extension A, compatibility ideographs).
+CJK_CHARS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# CJK punctuation and full-width forms: `，` `。` `（` `）`.
+CJK_PUNCT = r"\u3000-\u303f\uff00-\uffef"
 # `VLLM_USE_DEEP_GEMM`, `CUDA_HOME`: upper-case words joined by underscores (at least two words).
 ENV_NAME = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
 # `=0`, `=/usr/local/cuda`: the value an env var is set to, up to a space, quote, bracket or separator, or Chinese
 # text ("设置VLLM_USE_V1=0后正常": the value is `0`).
-ENV_VALUE = r"=[^\s`'\",;)\]\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]+"
+ENV_VALUE = rf"=[^\s`'\",;)\]{CJK_CHARS}{CJK_PUNCT}]+"
 # `--enforce-eager`, `--max_model_len` (vLLM's argument parser accepts underscores too).
 FLAG = r"--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
 # The start of a pasted command line, before its program: a prompt (`$`, `>`), a backtick, `sudo`, `nohup` and the env
@@ -40,10 +44,6 @@ SERVER_BANNER = r"vLLM API server version\s+"
 # Python's `\w` counts it as one.
 WORD_START = r"(?<![A-Za-z0-9_-])"
 
-# Chinese (CJK unified ideographs, extension A, compatibility ideographs).
-CJK_CHARS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-# CJK punctuation and full-width forms: `，` `。` `（` `）`.
-CJK_PUNCT = r"\u3000-\u303f\uff00-\uffef"
 CJK = re.compile(f"[{CJK_CHARS}]")
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
